@@ -1,0 +1,16 @@
+"""pvsim core: cards, hand evaluators and the simulation engine."""
+from importlib.metadata import PackageNotFoundError, version as _version
+
+from .cards import (
+    N_CARDS, RANKS, SUITS, card_from_str, card_to_str, check_distinct,
+    format_cards, parse_cards, rank_of, suit_of,
+)
+from .evaluate import (
+    CATEGORY_NAMES, describe_hand, evaluate_choices, evaluate_hand, evaluate_hands,
+    evaluate_low_a6, evaluate_omaha, group_choices, hand_category, low_category,
+)
+
+try:
+    __version__ = _version("pvsim")
+except PackageNotFoundError:  # running from a source tree without installing
+    __version__ = "0.0.0+unknown"

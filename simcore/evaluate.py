@@ -1,0 +1,439 @@
+"""Batch hand evaluators: high (5-7 cards), Omaha, ace-to-six low, group choices.
+
+Every evaluator takes a batch, an ``(n, k)`` integer array of cards
+(``4*rank + suit``), and returns an ``(n,)`` int32 array in which a HIGHER value
+wins and equal values tie, whatever the ranking. A high value is
+``category << 12 | ordinal`` (category 0 high card .. 8 straight flush).
+
+The public functions check their arguments and allocate; the jitted kernels
+below them only loop over arrays. Lookup tables are module globals, which numba
+freezes into the compiled (and cached) code.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .cards import RANKS, check_distinct, parse_cards, rank_name
+
+__all__ = [
+    "CATEGORY_NAMES",
+    "evaluate_hands",
+    "evaluate_hand",
+    "hand_category",
+    "describe_hand",
+    "evaluate_omaha",
+    "evaluate_low_a6",
+    "low_category",
+    "group_choices",
+    "evaluate_choices",
+    "category_counts_all",
+]
+
+CATEGORY_NAMES = (
+    "high card", "pair", "two pair", "three of a kind", "straight",
+    "flush", "full house", "four of a kind", "straight flush",
+)
+
+_T = np.load(Path(__file__).with_name("tables") / "eval_tables.npz")
+_DISP = _T["disp"].astype(np.uint64)
+_RANK_HIGH = _T["rank_high"].astype(np.int32)
+_RANK_LOW = _T["rank_low"].astype(np.int32)
+_FLUSH_HIGH = _T["flush_high"].astype(np.int32)
+_FLUSH_LOW = _T["flush_low"].astype(np.int32)
+_CLASS_RANKS = _T["class_ranks"]
+del _T
+
+# Must match simcore/tables/generate.py.
+_MUL_BUCKET = np.uint64(0x9E3779B97F4A7C15)
+_MUL_SLOT = np.uint64(0xC2B2AE3D27D4EB4F)
+_BUCKET_SHIFT = np.uint64(64 - 14)
+_SLOT_SHIFT = np.uint64(64 - 17)
+
+# A card's key: 5**rank in the low 32 bits (the rank-multiset key) plus a
+# 4-bit counter for its suit at bit 32 + 4*suit. Counters start at 3, so bit 3
+# of a counter is set exactly when that suit holds five or more cards.
+_SUIT_START = np.uint64(sum(3 << (32 + 4 * s) for s in range(4)))
+_FLUSH_FLAGS = np.uint64(sum(8 << (32 + 4 * s) for s in range(4)))
+_RANK_MASK32 = np.uint64(0xFFFFFFFF)
+_CARD_KEY = np.array(
+    [5 ** (c // 4) + (1 << (32 + 4 * (c % 4))) for c in range(52)], dtype=np.uint64
+)
+# A card's bit in a 64-bit set: rank + 16*suit, so a suit's ranks are one 13-bit field.
+_CARD_BIT = np.array([1 << (c // 4 + 16 * (c % 4)) for c in range(52)], dtype=np.uint64)
+
+# Ace-to-six values are stored inverted so that the best low is the highest value.
+_LOW_TOP = 9 << 12
+
+
+@njit(cache=True, inline="always")
+def _rank_slot(key):
+    rk = key & _RANK_MASK32
+    b = (rk * _MUL_BUCKET) >> _BUCKET_SHIFT
+    return ((rk * _MUL_SLOT) >> _SLOT_SHIFT) ^ _DISP[b]
+
+
+@njit(cache=True, inline="always")
+def _value_high(key, bits):
+    """Value of a 5-7 card hand from its summed key and card-bit set."""
+    flags = key & _FLUSH_FLAGS
+    if flags:
+        # With at most seven cards a flush beats any pair-based hand, so the
+        # flush suit alone decides.
+        s = 0
+        while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
+            s += 1
+        return _FLUSH_HIGH[(bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)]
+    return _RANK_HIGH[_rank_slot(key)]
+
+
+@njit(cache=True, inline="always")
+def _value_low5(key, bits):
+    """Inverted ace-to-six value of exactly five cards."""
+    flags = key & _FLUSH_FLAGS
+    if flags:
+        s = 0
+        while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
+            s += 1
+        v = _FLUSH_LOW[(bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)]
+    else:
+        v = _RANK_LOW[_rank_slot(key)]
+    return _LOW_TOP - 1 - v
+
+
+@njit(cache=True, nogil=True)
+def _eval_high_rows(cards, out, start, stop):
+    k = cards.shape[1]
+    for i in range(start, stop):
+        key = _SUIT_START
+        bits = np.uint64(0)
+        for j in range(k):
+            c = cards[i, j]
+            key += _CARD_KEY[c]
+            bits |= _CARD_BIT[c]
+        out[i] = _value_high(key, bits)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _eval_high_parallel(cards, out, n_chunks):
+    n = cards.shape[0]
+    step = (n + n_chunks - 1) // n_chunks
+    for ch in prange(n_chunks):
+        _eval_high_rows(cards, out, ch * step, min(n, (ch + 1) * step))
+
+
+@njit(cache=True, nogil=True)
+def _eval_omaha_rows(hole, board, out):
+    n, h = hole.shape
+    for i in range(n):
+        # The ten board triples, summed once per row.
+        tkey = np.empty(10, np.uint64)
+        tbits = np.empty(10, np.uint64)
+        t = 0
+        for a in range(3):
+            for b in range(a + 1, 4):
+                for c in range(b + 1, 5):
+                    ca, cb, cc = board[i, a], board[i, b], board[i, c]
+                    tkey[t] = _CARD_KEY[ca] + _CARD_KEY[cb] + _CARD_KEY[cc]
+                    tbits[t] = _CARD_BIT[ca] | _CARD_BIT[cb] | _CARD_BIT[cc]
+                    t += 1
+        best = 0
+        for a in range(h - 1):
+            for b in range(a + 1, h):
+                ca, cb = hole[i, a], hole[i, b]
+                pkey = _SUIT_START + _CARD_KEY[ca] + _CARD_KEY[cb]
+                pbits = _CARD_BIT[ca] | _CARD_BIT[cb]
+                for t in range(10):
+                    v = _value_high(pkey + tkey[t], pbits | tbits[t])
+                    if v > best:
+                        best = v
+        out[i] = best
+
+
+@njit(cache=True, nogil=True)
+def _eval_choices_rows(cards, choices, low, out):
+    """Best of the five-card hands ``cards[i, choices[c]]`` for every row."""
+    n = cards.shape[0]
+    for i in range(n):
+        best = -1
+        for c in range(choices.shape[0]):
+            key = _SUIT_START
+            bits = np.uint64(0)
+            for j in range(5):
+                card = cards[i, choices[c, j]]
+                key += _CARD_KEY[card]
+                bits |= _CARD_BIT[card]
+            v = _value_low5(key, bits) if low else _value_high(key, bits)
+            if v > best:
+                best = v
+        out[i] = best
+
+
+def _as_batch(cards, widths, what):
+    """Validate a card batch: 2-D (a 1-D hand or a string becomes one row)."""
+    if isinstance(cards, str):
+        cards = parse_cards(cards)
+    arr = np.asarray(cards)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] not in widths:
+        raise ValueError(
+            f"{what}: expected an (n, k) card array with k in {sorted(widths)}, got shape {arr.shape}"
+        )
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{what}: cards must be integers 0..51, got dtype {arr.dtype}")
+    if arr.size and (arr.min() < 0 or arr.max() > 51):
+        bad = arr[(arr < 0) | (arr > 51)][0]
+        raise ValueError(f"{what}: card value {bad} is not in 0..51")
+    return np.ascontiguousarray(arr, dtype=np.int8)
+
+
+def evaluate_hands(cards, threads: int | None = None) -> np.ndarray:
+    """Value of the best five-card high hand in each row.
+
+    Parameters
+    ----------
+    cards : (n, k) int array, k in {5, 6, 7}; one hand per row (a string or
+        a 1-D hand is one row).
+    threads : worker threads; default: numba's current setting (all cores).
+
+    Returns
+    -------
+    (n,) int32; higher wins, equal values tie.
+
+    Examples
+    --------
+    >>> royal, quads = evaluate_hands([parse_cards("As Ks Qs Js Ts"),
+    ...                                parse_cards("Ac Ad Ah As Kd")])
+    >>> bool(royal > quads)
+    True
+    """
+    arr = _as_batch(cards, (5, 6, 7), "evaluate_hands")
+    out = np.empty(arr.shape[0], dtype=np.int32)
+    n_threads = numba.get_num_threads() if threads is None else int(threads)
+    if n_threads <= 1 or arr.shape[0] < 20000:
+        _eval_high_rows(arr, out, 0, arr.shape[0])
+    else:
+        prev = numba.get_num_threads()
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            _eval_high_parallel(arr, out, 4 * n_threads)
+        finally:
+            numba.set_num_threads(prev)
+    return out
+
+
+def evaluate_hand(cards) -> int:
+    """Value of one hand of 5-7 cards given as a string or a sequence.
+
+    >>> describe_hand(evaluate_hand("Ks Kh Kd 9s 9d 2c 7h"))
+    'kings full of nines'
+    """
+    hand = parse_cards(cards)
+    return int(evaluate_hands(hand)[0])
+
+
+def hand_category(values):
+    """Category of high values: 0 high card, 1 pair, ... 8 straight flush.
+
+    >>> int(hand_category(evaluate_hand("As Ks Qs Js Ts")))
+    8
+    """
+    return np.asarray(values) >> 12
+
+
+def describe_hand(value: int) -> str:
+    """The words a player uses for a high hand value.
+
+    >>> describe_hand(evaluate_hand("Qs Qd 5c 5h 2s"))
+    'two pair, queens and fives'
+    """
+    value = int(value)
+    if not 0 <= value < 9 << 12 or _CLASS_RANKS[value, 0] < 0:
+        raise ValueError(f"{value} is not a hand value")
+    cat = value >> 12
+    r = [int(x) for x in _CLASS_RANKS[value] if x >= 0]
+    one, many = rank_name, lambda x: rank_name(x, plural=True)
+    if cat == 8:
+        return "royal flush" if r[0] == 12 else f"{one(r[0])}-high straight flush"
+    if cat == 7:
+        return f"four of a kind, {many(r[0])}"
+    if cat == 6:
+        return f"{many(r[0])} full of {many(r[1])}"
+    if cat == 5:
+        return f"{one(r[0])}-high flush"
+    if cat == 4:
+        return f"{one(r[0])}-high straight"
+    if cat == 3:
+        return f"three of a kind, {many(r[0])}"
+    if cat == 2:
+        return f"two pair, {many(r[0])} and {many(r[1])}"
+    if cat == 1:
+        return f"pair of {many(r[0])}"
+    return f"{one(r[0])} high"
+
+
+def evaluate_omaha(hole, board) -> np.ndarray:
+    """Omaha value: exactly two of the hole cards plus exactly three board cards.
+
+    Parameters
+    ----------
+    hole : (n, k) int array, k in {4, 5}.
+    board : (n, 5) int array.
+
+    Returns
+    -------
+    (n,) int32 high values; higher wins.
+
+    >>> int(hand_category(evaluate_omaha(parse_cards("As Ks Qd Jd"), parse_cards("Qs Js Ts 2c 3h"))))
+    8
+    """
+    h = _as_batch(hole, (4, 5), "evaluate_omaha hole")
+    b = _as_batch(board, (5,), "evaluate_omaha board")
+    if h.shape[0] != b.shape[0]:
+        raise ValueError(f"evaluate_omaha: {h.shape[0]} hole rows but {b.shape[0]} board rows")
+    out = np.empty(h.shape[0], dtype=np.int32)
+    _eval_omaha_rows(h, b, out)
+    return out
+
+
+_LOW5 = np.arange(5, dtype=np.int8)[None, :]
+_LOW6 = np.array(list(itertools.combinations(range(6), 5)), dtype=np.int8)
+
+
+def evaluate_low_a6(cards) -> np.ndarray:
+    """Ace-to-six low of 5 or 6 cards (best five); the best low scores highest.
+
+    A five-card hand is valued as a high hand with the ace as the lowest rank
+    only (A-2-3-4-5 is a straight, 10-J-Q-K-A is king-high), and the lowest of
+    those wins; values are inverted so that a higher value wins here too.
+
+    >>> best, wheel = evaluate_low_a6([parse_cards("6s 4d 3c 2h Ac"), parse_cards("5s 4d 3c 2h Ac")])
+    >>> bool(best > wheel)
+    True
+    """
+    arr = _as_batch(cards, (5, 6), "evaluate_low_a6")
+    out = np.empty(arr.shape[0], dtype=np.int32)
+    _eval_choices_rows(arr, _LOW5 if arr.shape[1] == 5 else _LOW6, True, out)
+    return out
+
+
+def low_category(values):
+    """Category (0 high card .. 8 straight flush) of ace-to-six low values."""
+    return (_LOW_TOP - 1 - np.asarray(values)) >> 12
+
+
+def group_choices(*options) -> np.ndarray:
+    """Column choices for hands built from groups of cards.
+
+    Each option is a sequence of ``(columns, count)`` pairs whose counts add up
+    to five: take ``count`` cards from ``columns``. The result lists every way
+    of doing so, over all options, as a ``(c, 5)`` int8 array of columns for
+    :func:`evaluate_choices`.
+
+    Tapiola: hand cards in columns 0-2, centre 3, tower A 4-6, tower B 7-9:
+
+    >>> ch = group_choices([((0, 1, 2), 3), ((4, 5, 6), 1), ((7, 8, 9), 1)],
+    ...                    [((0, 1, 2), 2), ((3,), 1), ((4, 5, 6), 1), ((7, 8, 9), 1)])
+    >>> ch.shape
+    (36, 5)
+    """
+    rows = []
+    for option in options:
+        if sum(count for _, count in option) != 5:
+            raise ValueError(f"group choice {option} does not take exactly five cards")
+        parts = [list(itertools.combinations(cols, count)) for cols, count in option]
+        for pick in itertools.product(*parts):
+            rows.append(sum(pick, ()))
+    out = np.array(rows, dtype=np.int8)
+    return out
+
+
+def evaluate_choices(cards, choices, kind: str = "high") -> np.ndarray:
+    """Best five-card hand per row among the column choices ``choices``.
+
+    Parameters
+    ----------
+    cards : (n, m) int array of the cards available to each hand.
+    choices : (c, 5) int array of column indices (see :func:`group_choices`).
+    kind : "high" or "low" (ace-to-six).
+
+    Returns
+    -------
+    (n,) int32 values of the requested kind; higher wins.
+    """
+    if kind not in ("high", "low"):
+        raise ValueError(f"kind must be 'high' or 'low', got {kind!r}")
+    arr = np.asarray(cards)
+    ch = np.ascontiguousarray(choices, dtype=np.int8)
+    if ch.ndim != 2 or ch.shape[1] != 5 or ch.min() < 0 or ch.max() >= arr.shape[-1]:
+        raise ValueError(f"choices must be (c, 5) column indices below {arr.shape[-1]}")
+    arr = _as_batch(arr, (arr.shape[-1],), "evaluate_choices")
+    out = np.empty(arr.shape[0], dtype=np.int32)
+    _eval_choices_rows(arr, ch, kind == "low", out)
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _count_7card_categories():
+    """Category counts of all C(52, 7) seven-card hands (incremental keys)."""
+    counts = np.zeros((52, 9), np.int64)
+    for a in prange(52):
+        ka = _SUIT_START + _CARD_KEY[a]
+        ba = _CARD_BIT[a]
+        for b in range(a + 1, 52):
+            kb, bb = ka + _CARD_KEY[b], ba | _CARD_BIT[b]
+            for c in range(b + 1, 52):
+                kc, bc = kb + _CARD_KEY[c], bb | _CARD_BIT[c]
+                for d in range(c + 1, 52):
+                    kd, bd = kc + _CARD_KEY[d], bc | _CARD_BIT[d]
+                    for e in range(d + 1, 52):
+                        ke, be = kd + _CARD_KEY[e], bd | _CARD_BIT[e]
+                        for f in range(e + 1, 52):
+                            kf, bf = ke + _CARD_KEY[f], be | _CARD_BIT[f]
+                            for g in range(f + 1, 52):
+                                v = _value_high(kf + _CARD_KEY[g], bf | _CARD_BIT[g])
+                                counts[a, v >> 12] += 1
+    return counts.sum(axis=0)
+
+
+@njit(cache=True, nogil=True)
+def _all_five_card_values(low):
+    out = np.empty(2598960, np.int32)
+    i = 0
+    for a in range(52):
+        for b in range(a + 1, 52):
+            for c in range(b + 1, 52):
+                for d in range(c + 1, 52):
+                    for e in range(d + 1, 52):
+                        key = (_SUIT_START + _CARD_KEY[a] + _CARD_KEY[b] + _CARD_KEY[c]
+                               + _CARD_KEY[d] + _CARD_KEY[e])
+                        bits = (_CARD_BIT[a] | _CARD_BIT[b] | _CARD_BIT[c]
+                                | _CARD_BIT[d] | _CARD_BIT[e])
+                        out[i] = _value_low5(key, bits) if low else _value_high(key, bits)
+                        i += 1
+    return out
+
+
+def all_five_card_values(kind: str = "high") -> np.ndarray:
+    """Values of all 2,598,960 five-card hands in lexicographic card order."""
+    return _all_five_card_values(kind == "low")
+
+
+def category_counts_all(k: int = 7, threads: int | None = None) -> np.ndarray:
+    """Category counts over every k-card hand (k = 5 or 7), by full enumeration."""
+    if k == 5:
+        return np.bincount(all_five_card_values() >> 12, minlength=9)
+    if k != 7:
+        raise ValueError(f"k must be 5 or 7, got {k}")
+    prev = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        return _count_7card_categories()
+    finally:
+        numba.set_num_threads(prev)
