@@ -14,3 +14,6 @@ try:
     __version__ = _version("pvsim")
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+unknown"
+
+from .engine import analyze, compare, simulate  # noqa: E402
+from .variants import all_variants, get_variant  # noqa: E402

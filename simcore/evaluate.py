@@ -301,8 +301,9 @@ def evaluate_omaha(hole, board) -> np.ndarray:
     -------
     (n,) int32 high values; higher wins.
 
-    >>> int(hand_category(evaluate_omaha(parse_cards("As Ks Qd Jd"), parse_cards("Qs Js Ts 2c 3h"))))
-    8
+    >>> v = evaluate_omaha(parse_cards("As Ks Qd Jd"), parse_cards("Qs Js Ts 2c 3h"))
+    >>> describe_hand(v[0])
+    'royal flush'
     """
     h = _as_batch(hole, (4, 5), "evaluate_omaha hole")
     b = _as_batch(board, (5,), "evaluate_omaha board")

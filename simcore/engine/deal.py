@@ -1,0 +1,93 @@
+"""Dealing: seeds per block and a numba partial Fisher-Yates with fixed cards.
+
+Dealing is the only random step of a deal: a deal is a row of card *slots*
+(the variant says which slot is whose), each either fixed by the caller or
+drawn without replacement from the cards that are left.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import format_cards
+
+BLOCK_STREAMS = 16  # deal stream + strategy streams per seat (seats < 15)
+
+
+def block_seeds(seed: int, block: int) -> list[np.random.SeedSequence]:
+    """Independent seed sequences of one block: [deal, seat 0, seat 1, ...].
+
+    Block ``b`` always gets the same streams whatever the thread count or the
+    order in which blocks run, which makes runs bit-identical.
+    """
+    root = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(block),))
+    return root.spawn(BLOCK_STREAMS)
+
+
+@njit(cache=True, nogil=True)
+def _deal_kernel(known, rand, out):
+    """Fill ``out`` (n, s): fixed slots from ``known`` (-1 = random), rest dealt.
+
+    ``rand`` holds one uint32 per slot; ``(r * m) >> 32`` maps it onto the m
+    cards left (bias below m / 2**32, about 1e-8: negligible).
+    """
+    n, s = out.shape
+    deck = np.empty(52, np.int8)
+    used = np.zeros(52, np.bool_)
+    for i in range(n):
+        used[:] = False
+        for j in range(s):
+            if known[i, j] >= 0:
+                used[known[i, j]] = True
+        m = 0
+        for c in range(52):
+            if not used[c]:
+                deck[m] = c
+                m += 1
+        t = 0
+        for j in range(s):
+            if known[i, j] >= 0:
+                out[i, j] = known[i, j]
+            else:
+                k = t + np.int64((np.uint64(rand[i, j]) * np.uint64(m - t)) >> np.uint64(32))
+                c = deck[k]
+                deck[k] = deck[t]
+                deck[t] = c
+                out[i, j] = c
+                t += 1
+
+
+def check_known(known: np.ndarray, what: str = "known cards") -> None:
+    """Raise ValueError for a duplicated card or too many slots for one deck."""
+    known = np.atleast_2d(known)
+    if known.shape[1] > 52:
+        raise ValueError(f"a deal needs {known.shape[1]} cards but the deck holds 52")
+    for row in known[:1] if known.shape[0] == 1 else known:
+        fixed = row[row >= 0]
+        if fixed.size and fixed.max() > 51:
+            raise ValueError(f"card value {int(fixed.max())} is not in 0..51")
+        vals, counts = np.unique(fixed, return_counts=True)
+        if (counts > 1).any():
+            raise ValueError(f"duplicate card {format_cards([vals[counts > 1][0]])} in {what}")
+
+
+def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator) -> np.ndarray:
+    """Deal ``n_deals`` rows of slots.
+
+    Parameters
+    ----------
+    known : (s,) or (n_deals, s) int8, a fixed card or -1 per slot.
+    n_deals : number of deals.
+    rng : the block's deal stream.
+
+    Returns
+    -------
+    (n_deals, s) int8 cards, distinct within each row.
+    """
+    known = np.asarray(known, dtype=np.int8)
+    if known.ndim == 1:
+        known = np.broadcast_to(known, (n_deals, known.shape[0]))
+    out = np.empty(known.shape, dtype=np.int8)
+    rand = rng.integers(0, 1 << 32, size=known.shape, dtype=np.uint32)
+    _deal_kernel(np.ascontiguousarray(known), rand, out)
+    return out

@@ -1,0 +1,159 @@
+"""Strategies by name: ``registry[variant][decision][name]``.
+
+A strategy answers one decision for a batch of deals::
+
+    def my_pass(obs: dict, rng: numpy.random.Generator) -> numpy.ndarray: ...
+
+``obs`` maps names to arrays of what the deciding seat can see (each decision
+documents its keys; every observation has ``legal``, an ``(n, n_actions)``
+bool mask, plus the scalars ``seat``, ``n_players``, ``decision`` and
+``variant``). The answer is an ``(n,)`` integer array of legal actions. A
+strategy must not modify ``obs`` and draws any randomness from ``rng``.
+
+Register your own with :func:`register` and use it by name anywhere a policy
+is named (``--hero pass=my-pass``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    function: Callable | None  # a strategy, or None for factories
+    description: str
+    factory: Callable | None = None  # factory(variant, decision, *args) -> strategy
+
+
+_REGISTRY: dict[str, dict[str, dict[str, Entry]]] = {}
+_DEFAULTS: dict[tuple[str, str], str] = {}
+_GENERIC: dict[str, Entry] = {}  # available for every decision of every variant
+
+
+def register(variant: str, decision: str, name: str, description: str = "", *, default: bool = False):
+    """Decorator: register ``fn`` as policy ``name`` for ``variant``'s ``decision``.
+
+    >>> @register("estonian", "pass", "doc-example", "pass the first card")
+    ... def first(obs, rng):
+    ...     return np.zeros(len(obs["legal"]), dtype=np.int64)
+    >>> resolve("estonian", "pass", "doc-example")[0]
+    'doc-example'
+    """
+
+    def wrap(fn):
+        text = description or (fn.__doc__ or "").strip().splitlines()[0]
+        _REGISTRY.setdefault(variant, {}).setdefault(decision, {})[name] = Entry(name, fn, text)
+        if default:
+            _DEFAULTS[(variant, decision)] = name
+        return fn
+
+    return wrap
+
+
+def register_generic(name: str, description: str, factory: Callable) -> None:
+    """A policy every decision has (``random``, ``rollout``), built per decision."""
+    _GENERIC[name] = Entry(name, None, description, factory)
+
+
+def policies(variant: str, decision: str) -> dict[str, Entry]:
+    """All policies of one decision, the variant's own first."""
+    own = dict(_REGISTRY.get(variant, {}).get(decision, {}))
+    for name, entry in _GENERIC.items():
+        own.setdefault(name, entry)
+    return own
+
+
+def default_policy(variant: str, decision: str) -> str:
+    return _DEFAULTS.get((variant, decision), "random")
+
+
+def resolve(variant: str, decision: str, spec: str):
+    """(label, strategy function) for a policy spec such as ``rollout:32``."""
+    from simcore.variants import get_variant
+
+    name, _, arg = spec.partition(":")
+    entries = policies(variant, decision)
+    if name not in entries:
+        raise ValueError(
+            f"unknown policy {name!r} for {variant} {decision}; choose from "
+            + ", ".join(sorted(entries))
+        )
+    entry = entries[name]
+    if entry.factory is not None:
+        args = [a for a in arg.split(":") if a] if arg else []
+        return spec, entry.factory(get_variant(variant), decision, *args)
+    if arg:
+        raise ValueError(f"policy {name!r} takes no arguments, got {spec!r}")
+    return spec, entry.function
+
+
+def parse_spec(variant, spec) -> dict[str, str]:
+    """``"pass=highest,discard=best-made"`` -> {decision: policy}; checks names.
+
+    A bare policy name (``"random"``) applies to every decision.
+    """
+    from simcore.variants import get_variant
+
+    v = get_variant(variant)
+    if spec is None or spec == "":
+        return {}
+    if isinstance(spec, dict):
+        items = list(spec.items())
+    else:
+        items = []
+        for part in str(spec).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if "=" in part:
+                d, _, p = part.partition("=")
+                items.append((d.strip(), p.strip()))
+            else:
+                items.extend((d.name, part) for d in v.decisions)
+    out = {}
+    for d, p in items:
+        v.decision(d)  # raises with the list of decisions
+        resolve(v.name, d, p)  # raises with the list of policies
+        out[d] = p
+    return out
+
+
+def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat: int = 0):
+    """Per seat {decision: (label, function)}: hero, field, then per-seat specs."""
+    from simcore.variants import get_variant
+
+    v = get_variant(variant)
+    hero_spec, field_spec = parse_spec(v, hero), parse_spec(v, field)
+    seat_specs = {int(k): parse_spec(v, s) for k, s in (seats or {}).items()}
+    for k in seat_specs:
+        if not 0 <= k < n_players:
+            raise ValueError(f"--seat {k}: seats are 0..{n_players - 1}")
+    out = []
+    for seat in range(n_players):
+        chosen = {d.name: default_policy(v.name, d.name) for d in v.decisions}
+        chosen.update(hero_spec if seat == hero_seat else field_spec)
+        chosen.update(seat_specs.get(seat, {}))
+        out.append({d: resolve(v.name, d, p) for d, p in chosen.items()})
+    return out
+
+
+def spec_label(table_seat: dict) -> str:
+    """``pass=lowest,discard=best-made`` for one seat of a lineup."""
+    return ",".join(f"{d}={label}" for d, (label, _) in table_seat.items())
+
+
+def _random_factory(variant, decision):
+    def random_policy(obs, rng):
+        legal = obs["legal"]
+        # A uniformly random legal action: argmax of random keys on legal cells.
+        keys = rng.random(legal.shape) + legal
+        return np.argmax(keys, axis=1)
+
+    return random_policy
+
+
+register_generic("random", "a uniformly random legal action", _random_factory)

@@ -1,0 +1,80 @@
+"""The rollout strategy: try every legal action on simulated continuations.
+
+At a decision, the hidden cards are resampled from what the deciding player
+cannot see (the variant's :meth:`~simcore.engine.variant.Variant.situation`
+says what it has seen and which public actions must be replayed), every
+legal action is played on the same K continuations with everyone, the
+decider's later decisions included, following base strategies, and the action
+with the best mean pot share is taken (ties: the lowest action).
+
+Spec: ``rollout`` (K = 32, the variant's default policies as base),
+``rollout:K`` or ``rollout:K:BASE`` where BASE is a policy spec with ``+``
+between decisions, e.g. ``rollout:64:pass=lowest+discard=best-made``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import lineup, register_generic
+
+DEFAULT_K = 32
+MAX_ROWS = 1 << 15  # continuations played at once: bounds memory
+
+
+def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | None = None):
+    """Build a rollout strategy for ``variant``'s ``decision``."""
+    from simcore.engine.deal import deal
+    from simcore.engine.variant import Table
+
+    try:
+        k = int(k)
+    except ValueError:
+        raise ValueError(f"rollout: K must be a whole number, got {k!r}") from None
+    if k < 1:
+        raise ValueError(f"rollout: K must be at least 1, got {k}")
+    base_spec = base.replace("+", ",") if base else None
+    n_actions = variant.decision(decision).n_actions
+    lineups: dict[int, list] = {}
+
+    def base_lineup(n_players):
+        if n_players not in lineups:
+            lineups[n_players] = lineup(variant, n_players, base_spec, base_spec)
+        return lineups[n_players]
+
+    def rollout(obs, rng):
+        seat, n_players = obs["seat"], obs["n_players"]
+        legal = obs["legal"]
+        n = legal.shape[0]
+        known, forced = variant.situation(decision, obs, n_players)
+        lu = base_lineup(n_players)
+        values = np.full((n, n_actions), -np.inf)
+        step = max(1, MAX_ROWS // k)
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            m = (hi - lo) * k
+            cards = deal(np.repeat(known[lo:hi], k, axis=0), m, rng)
+            f_rep = {key: np.repeat(v[lo:hi], k) for key, v in forced.items()}
+            seeds = rng.integers(0, 2**63, size=n_players)
+            first_legal = np.argmax(legal[lo:hi], axis=1)
+            for a in range(n_actions):
+                ok = legal[lo:hi, a]
+                if not ok.any():
+                    continue
+                # Where a is illegal, play any legal action; that row's value is discarded.
+                f = dict(f_rep)
+                f[(seat, decision)] = np.repeat(np.where(ok, a, first_legal), k)
+                rngs = [np.random.Generator(np.random.PCG64(int(s))) for s in seeds]
+                out = variant.play(cards, n_players, Table(variant, n_players, lu, rngs, f))
+                mean = out.shares[:, seat].reshape(hi - lo, k).mean(axis=1)
+                values[lo:hi, a] = np.where(ok, mean, -np.inf)
+        return np.argmax(values, axis=1)
+
+    rollout.k = k
+    return rollout
+
+
+register_generic(
+    "rollout",
+    "try every legal action on K resampled continuations, keep the best (rollout:K:BASE)",
+    make_rollout,
+)
