@@ -1,0 +1,338 @@
+"""The ``pvsim`` command line.
+
+Every subcommand is a thin layer over the Python API (simcore.simulate,
+compare, analyze): it parses, calls, and formats. Errors in what the user
+typed are reported in one line, naming the bad value, without a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+DESCRIPTION = """\
+pvsim plays poker variants with card decisions (which card to pass, which to
+discard, whether to exchange) millions of times, and tells you how often each
+seat wins, with 95% intervals.
+
+Start with:
+  pvsim strategies estonian                      what you can choose, per decision
+  pvsim simulate estonian --players 6 --deals 200000
+  pvsim compare estonian --players 6 --a pass=highest --b pass=lowest
+  pvsim analyze estonian --players 6 --hand "As Ks 7d" --board "Qs Js 4h"
+  pvsim eval "Ks Kh Kd 9s 9d"                    value and name of a hand
+
+Variants: holdem (reference), estonian, slovak.
+A policy spec names a policy per decision: pass=highest,discard=best-made;
+decisions left out use the variant's default. --hero is seat 0, --field every
+other seat, --seat K=SPEC one seat.
+"""
+
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def _version() -> str:
+    from simcore import __version__
+
+    return __version__
+
+
+def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
+    p.add_argument("variant", help="holdem, estonian or slovak")
+    p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
+    p.add_argument("--deals", "-d", type=int, default=deals_default,
+                   help=f"deals to play; with --precision, the cap (default {deals_default:,})")
+    p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same numbers")
+    p.add_argument("--field", help="policy spec for every seat but 0")
+    p.add_argument("--seat", action="append", default=[], metavar="K=SPEC",
+                   help="policy spec for seat K (repeatable), e.g. --seat 3=pass=highest")
+    p.add_argument("--hand", help="seat 0's known cards, e.g. \"As Ks 7d\"")
+    p.add_argument("--board", help="known board cards, first ones first")
+    p.add_argument("--seen", help="slovak: the other players' face-up cards, seat 1 first")
+    p.add_argument("--passed", help="estonian: the card seat 0 passed (with --hand = cards held at the discard)")
+    p.add_argument("--threads", "-t", type=int, default=None, help="worker threads (default: all cores)")
+    p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384; changes the random stream)")
+    p.add_argument("--format", "-f", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--out", "-o", help="write the output to this file instead of the screen")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pvsim", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"pvsim {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("simulate", help="every seat's pot share, win and tie rates",
+                       description="Play many deals and report each seat's pot share with its 95% interval.")
+    _add_run_options(p, 200_000)
+    p.add_argument("--hero", help="policy spec for seat 0, e.g. pass=highest,discard=best-made")
+    p.add_argument("--precision", type=float, help="stop when every share's 95%% half-width is at most this")
+    p.add_argument("--categories", action="store_true", help="also print final hand categories per seat")
+
+    p = sub.add_parser("compare", help="two policies for seat 0 on the same deals, with the paired difference",
+                       description="Seat 0 plays --a, then --b, on identical deals; the difference a - b "
+                                   "comes with its own (paired, much tighter) interval.")
+    _add_run_options(p, 200_000)
+    p.add_argument("--a", required=True, help="policy spec A for seat 0")
+    p.add_argument("--b", required=True, help="policy spec B for seat 0")
+    p.add_argument("--precision", type=float, help="stop when the difference's 95%% half-width is at most this")
+
+    p = sub.add_parser("analyze", help="every action of seat 0's decision in a situation, ranked",
+                       description="From a situation (seat 0's cards, known board), play each legal action of "
+                                   "the decision on the same deals; stops once the best is separated at 95%%.")
+    _add_run_options(p, 2_000_000)
+    p.add_argument("--decision", help="which decision (default: the variant's first)")
+    p.add_argument("--hero", help="policy spec for seat 0's other decisions")
+    p.add_argument("--min-deals", type=int, default=1 << 15, help="deals before stopping early (default 32768)")
+    p.add_argument("--no-stop", action="store_true", help="play all --deals even once separated")
+
+    p = sub.add_parser("strategies", help="list decisions and policies",
+                       description="List every decision of a variant (or all) with its policies.")
+    p.add_argument("variant", nargs="?", help="one variant (default: all)")
+
+    p = sub.add_parser("eval", help="value and name of a hand (5-7 cards)",
+                       description="Evaluate hands of 5 to 7 cards: pvsim eval \"As Ks Qs Js Ts\" \"Ah Ad 5c 5d 9s\"")
+    p.add_argument("hands", nargs="+", help="hands, one per argument")
+
+    p = sub.add_parser("demo", help="a short demo: hands described, evaluator throughput",
+                       description="Evaluate and describe a few hands and measure the evaluator's speed.")
+    p.add_argument("--hands", type=int, default=2_000_000, help="random hands for the throughput figure")
+
+    p = sub.add_parser("bench", help="evaluator benchmark beside eval7 / phevaluator",
+                       description="Run experiments.bench_evaluator (pass its options after --).")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+
+    p = sub.add_parser("variants", help="the variants and their player limits")
+    return parser
+
+
+# -- formatting ----------------------------------------------------------------
+
+
+def _fmt_table(df) -> str:
+    def fmt(col, x):
+        if isinstance(x, float):
+            return f"{x:.4f}" if col not in ("stderr", "diff_stderr") else f"{x:.5f}"
+        return str(x)
+
+    cols = list(df.columns)
+    rows = [[fmt(c, v) for c, v in zip(cols, r)] for r in df.itertuples(index=False)]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(cols, widths))]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def _fmt_markdown(df) -> str:
+    cols = list(df.columns)
+    out = ["| " + " | ".join(cols) + " |", "|" + "|".join(" --- " for _ in cols) + "|"]
+    for r in df.itertuples(index=False):
+        out.append("| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r) + " |")
+    return "\n".join(out)
+
+
+def _render(fmt: str, df, payload: dict, header: str) -> str:
+    if fmt == "json":
+        return json.dumps(payload, indent=2)
+    if fmt == "csv":
+        return df.to_csv(index=False).rstrip("\n")
+    if fmt == "markdown":
+        return _fmt_markdown(df)
+    return header + "\n" + _fmt_table(df)
+
+
+def _emit(text: str, out: str | None) -> None:
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        print(f"wrote {out}", file=sys.stderr)
+    else:
+        print(text)
+
+
+# -- commands ----------------------------------------------------------------
+
+
+def _seat_specs(items) -> dict:
+    out = {}
+    for item in items:
+        k, sep, spec = item.partition("=")
+        if not sep or not k.strip().isdigit():
+            raise ValueError(f"--seat takes K=SPEC (e.g. 2=pass=highest), got {item!r}")
+        out[int(k)] = spec
+    return out
+
+
+def _common(args) -> dict:
+    extra = {k: getattr(args, k) for k in ("seen", "passed") if getattr(args, k, None)}
+    kw = dict(
+        seed=args.seed, field=args.field, seats=_seat_specs(args.seat), hand=args.hand,
+        board=args.board, threads=args.threads, progress=False if args.no_progress else None,
+        extra=extra or None,
+    )
+    if args.block_size is not None:
+        kw["block_size"] = args.block_size
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    return kw
+
+
+def _interrupt_note(info) -> str:
+    return (f"\n(interrupted: {info.n_deals:,} deals finished; the intervals cover those)"
+            if info.interrupted else "")
+
+
+def cmd_simulate(args) -> int:
+    from simcore.engine import simulate
+
+    r = simulate(args.variant, args.players, args.deals, hero=args.hero, precision=args.precision,
+                 **_common(args))
+    df = r.table()
+    header = (f"{r.variant}, {r.n_players} players, {r.n_deals:,} deals, seed {r.seed} "
+              f"({r.info.seconds:.2f} s, {r.n_deals / max(r.info.seconds, 1e-9):,.0f} deals/s)")
+    text = _render(args.format, df, r.to_dict(), header)
+    if args.categories and args.format == "table":
+        text += "\n\nfinal hand categories (rate per deal):\n" + _fmt_table(r.categories())
+    _emit(text + (_interrupt_note(r.info) if args.format == "table" else ""), args.out)
+    return 130 if r.info.interrupted else 0
+
+
+def cmd_compare(args) -> int:
+    from simcore.engine import compare
+
+    r = compare(args.variant, args.players, args.deals, a=args.a, b=args.b, precision=args.precision,
+                **_common(args))
+    d = r.to_dict()
+    header = (f"{r.variant}, {r.n_players} players, seat 0: a={r.a} vs b={r.b}; field {r.field}; "
+              f"{d['deals']:,} paired deals, seed {r.seed}")
+    _emit(_render(args.format, r.table(), d, header) + (_interrupt_note(r.info) if args.format == "table" else ""),
+          args.out)
+    return 130 if r.info.interrupted else 0
+
+
+def cmd_analyze(args) -> int:
+    from simcore.engine import analyze
+
+    kw = _common(args)
+    hand, board = kw.pop("hand"), kw.pop("board")
+    if hand is None:
+        raise ValueError("analyze needs --hand (seat 0's cards)")
+    r = analyze(args.variant, args.players, hand, board, decision=args.decision, n_deals=args.deals,
+                min_deals=args.min_deals, hero=args.hero, stop_early=not args.no_stop, **kw)
+    d = r.to_dict()
+    verdict = "best separated at 95%" if r.separated else "NOT separated at 95% (more --deals?)"
+    header = (f"{r.variant}, {r.n_players} players, hand {hand}"
+              + (f", board {board}" if board else "")
+              + (f", decision {r.decision}" if r.decision else "")
+              + f": {d['deals']:,} deals, {verdict}")
+    cols = ["action", "share", "ci_low", "ci_high", "diff_vs_best", "diff_ci_low", "diff_ci_high"]
+    df = r.table()
+    _emit(_render(args.format, df if args.format == "csv" else df[cols], d, header)
+          + (_interrupt_note(r.info) if args.format == "table" else ""), args.out)
+    return 130 if r.info.interrupted else 0
+
+
+def cmd_strategies(args) -> int:
+    import strategies
+    from simcore.variants import all_variants, get_variant
+
+    vs = [get_variant(args.variant)] if args.variant else list(all_variants().values())
+    for v in vs:
+        print(f"{v.name}: {v.title} ({v.min_players}-{v.max_players} players)")
+        if not v.decisions:
+            print("  no decisions (every deal plays itself out)")
+        for d in v.decisions:
+            default = strategies.default_policy(v.name, d.name)
+            print(f"  {d.name}: {d.description}")
+            for name, entry in strategies.policies(v.name, d.name).items():
+                mark = " (default)" if name == default else ""
+                print(f"    {name:<18} {entry.description}{mark}")
+        print()
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from simcore import describe_hand, evaluate_hand, format_cards, parse_cards
+
+    for text in args.hands:
+        cards = parse_cards(text)
+        v = evaluate_hand(cards)
+        print(f"{format_cards(cards):<22} {describe_hand(v):<32} value {v}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    import time
+
+    import numpy as np
+
+    import simcore
+    from simcore import describe_hand, evaluate_hand, evaluate_hands
+
+    print("pvsim demo: a few hands, evaluated and described\n")
+    for text in ("As Ks Qs Js Ts 2d 3c", "Ks Kh Kd 9s 9d 2c 7h", "As Ks Qs Jd Td 2c 2h",
+                 "Qs Qd 5c 5h 2s 8d 9c", "Ah 2d 3c 4s 5h Kd Kc", "7c 7d 7h 2s 3d 9c Jh"):
+        v = evaluate_hand(text)
+        print(f"  {text:<24} {describe_hand(v)}")
+    n = args.hands
+    rng = np.random.default_rng(0)
+    hands = rng.random((n, 52)).argpartition(7, axis=1)[:, :7].astype(np.int8)
+    evaluate_hands(hands[:100], threads=1)  # compile / load from cache
+    for threads in sorted({1, simcore.engine.runner.default_threads()}):
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            evaluate_hands(hands, threads=threads)
+            best = min(best, time.perf_counter() - t)
+        print(f"\n7-card evaluations: {n / best / 1e6:,.0f} million per second on {threads} thread(s)", end="")
+    print()
+    r = simcore.simulate("holdem", 2, 400_000, seed=1, hand="Ah Ad", progress=False)
+    t = r.table()
+    print(f"\nA♥A♦ against one random hand: share {t.share[0]:.4f} "
+          f"(95% CI {t.ci_low[0]:.4f}-{t.ci_high[0]:.4f}); exact 0.852037")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from experiments import bench_evaluator
+
+    rest = [a for a in args.args if a != "--"]
+    return bench_evaluator.main(rest) or 0
+
+
+def cmd_variants(args) -> int:
+    from simcore.variants import all_variants
+
+    for v in all_variants().values():
+        names = ", ".join(d.name for d in v.decisions) or "none"
+        print(f"{v.name:<10} {v.title:<22} {v.min_players}-{v.max_players} players; decisions: {names}")
+    return 0
+
+
+COMMANDS = {
+    "simulate": cmd_simulate, "compare": cmd_compare, "analyze": cmd_analyze,
+    "strategies": cmd_strategies, "eval": cmd_eval, "demo": cmd_demo, "bench": cmd_bench,
+    "variants": cmd_variants,
+}
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return COMMANDS[args.command](args)
+    except ValueError as e:  # bad input: one clear line, no traceback
+        print(f"pvsim {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pvsim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

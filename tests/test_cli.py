@@ -1,0 +1,115 @@
+"""The pvsim command line: help, version, the JSON contract, clear errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from simcore.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_help_speaks_to_a_newcomer(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    for word in ("simulate", "compare", "analyze", "strategies", "pass=highest"):
+        assert word in text
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.startswith("pvsim ")
+
+
+def test_console_script_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "simcore.cli", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("pvsim ")
+
+
+def test_simulate_json_contract(capsys, tmp_path):
+    path = tmp_path / "r.json"
+    code, _, _ = run(capsys, "simulate", "estonian", "--players", "3", "--deals", "5000", "--seed", "7",
+                     "--hero", "pass=highest", "--seat", "2=pass=random", "--format", "json",
+                     "--out", str(path), "--no-progress", "--threads", "2")
+    assert code == 0
+    d = json.loads(path.read_text())
+    assert {"variant", "players", "deals", "seed", "seats"} <= set(d)
+    assert d["variant"] == "estonian" and d["players"] == 3 and d["deals"] == 5000 and d["seed"] == 7
+    for s in d["seats"]:
+        assert {"seat", "strategy", "share", "stderr", "ci_low", "ci_high", "win_rate", "tie_rate"} <= set(s)
+    assert "pass=highest" in d["seats"][0]["strategy"]
+    assert "pass=random" in d["seats"][2]["strategy"]
+    assert sum(s["share"] for s in d["seats"]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("fmt,marker", [("csv", "seat,strategy"), ("markdown", "| seat |"), ("table", "share")])
+def test_simulate_other_formats(capsys, fmt, marker):
+    code, out, _ = run(capsys, "simulate", "holdem", "--players", "2", "--deals", "2000", "--format", fmt,
+                       "--no-progress")
+    assert code == 0 and marker in out
+
+
+def test_compare_json_contract(capsys):
+    code, out, _ = run(capsys, "compare", "estonian", "--players", "4", "--deals", "8000", "--a", "pass=highest",
+                       "--b", "pass=lowest", "--format", "json", "--no-progress")
+    assert code == 0
+    d = json.loads(out)
+    assert {"share_a", "share_b", "diff", "diff_ci_low", "diff_ci_high"} <= set(d)
+    assert d["diff_ci_low"] <= d["diff"] <= d["diff_ci_high"]
+    assert d["diff"] == pytest.approx(d["share_a"] - d["share_b"])
+
+
+def test_analyze_json_contract(capsys):
+    code, out, _ = run(capsys, "analyze", "estonian", "--players", "3", "--hand", "As Ks 7d",
+                       "--board", "Qs Js 4h", "--deals", "40000", "--format", "json", "--no-progress")
+    assert code == 0
+    d = json.loads(out)
+    opts = d["options"]
+    assert len(opts) == 3
+    for o in opts:
+        assert {"action", "share", "ci_low", "ci_high", "diff_vs_best"} <= set(o)
+    assert opts[0]["diff_vs_best"] == 0
+    assert [o["share"] for o in opts] == sorted((o["share"] for o in opts), reverse=True)
+
+
+def test_analyze_holdem_is_equity(capsys):
+    code, out, _ = run(capsys, "analyze", "holdem", "--players", "2", "--hand", "Ah Ad", "--deals", "50000",
+                       "--format", "json", "--no-progress")
+    assert code == 0
+    assert abs(json.loads(out)["options"][0]["share"] - 0.852) < 0.02
+
+
+def test_strategies_lists_every_decision(capsys):
+    code, out, _ = run(capsys, "strategies", "estonian")
+    assert code == 0
+    for word in ("pass", "discard", "lowest", "highest", "best-made", "random", "rollout"):
+        assert word in out
+    code, out, _ = run(capsys, "strategies")
+    assert "slovak" in out and "exchange1" in out and "never" in out
+
+
+def test_eval_names_the_hand(capsys):
+    code, out, _ = run(capsys, "eval", "Ks Kh Kd 9s 9d 2c 7h")
+    assert code == 0 and "kings full of nines" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["simulate", "estonian", "--players", "16", "--deals", "10"], "got 16"),
+    (["simulate", "holdem", "--hand", "As Zs", "--deals", "10"], "'Zs'"),
+    (["simulate", "estonian", "--hero", "pass=nosuch", "--deals", "10"], "'nosuch'"),
+    (["simulate", "estonian", "--seat", "x=lowest", "--deals", "10"], "'x=lowest'"),
+    (["analyze", "estonian", "--players", "3", "--deals", "10"], "--hand"),
+    (["eval", "As As Kd Qd Jd"], "duplicate card As"),
+])
+def test_bad_input_exits_2_naming_the_value(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert needle in err and "Traceback" not in err

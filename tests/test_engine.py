@@ -1,0 +1,270 @@
+"""The engine: dealing, seeds, statistics, paired runs, analysis, errors.
+
+Monte Carlo checks use a fixed seed and a tolerance of 4 standard errors.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import simcore
+import strategies
+from simcore.engine import StrategyError, analyze, compare, simulate
+from simcore.engine.deal import block_seeds, deal
+from simcore.engine.stats import PairedStats, SeatStats
+
+# -- dealing ----------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 51), unique=True, max_size=10), st.integers(1, 30), st.integers(0, 2**32))
+def test_deal_keeps_known_cards_and_never_repeats_a_card(fixed, n_slots, seed):
+    n_slots = max(n_slots, len(fixed))
+    known = np.full(n_slots, -1, np.int8)
+    pos = np.random.default_rng(seed).permutation(n_slots)[: len(fixed)]
+    known[pos] = fixed
+    cards = deal(known, 200, np.random.default_rng(seed))
+    assert (cards[:, pos] == np.array(fixed, np.int8)).all()
+    srt = np.sort(cards, axis=1)
+    assert (np.diff(srt, axis=1) > 0).all()
+    assert cards.min() >= 0 and cards.max() <= 51
+
+
+def test_deal_is_uniform():
+    # Each card lands in a random slot with probability 1/52: counts within 4 standard errors.
+    n = 260_000
+    cards = deal(np.full(3, -1, np.int8), n, np.random.default_rng(7))
+    counts = np.bincount(cards[:, 2], minlength=52)
+    p = 1 / 52
+    assert np.all(np.abs(counts - n * p) < 4 * np.sqrt(n * p * (1 - p)) + 1)
+
+
+def test_block_seeds_depend_on_block_only():
+    a = block_seeds(5, 3)[0].generate_state(4)
+    b = block_seeds(5, 3)[0].generate_state(4)
+    c = block_seeds(5, 4)[0].generate_state(4)
+    assert (a == b).all() and not (a == c).all()
+
+
+# -- Texas Hold'em against exact equities (REFERENCE_VALUES.md) ---------------
+
+
+def _within(table, seat, exact, k=4.0):
+    share, se = table.share[seat], table.stderr[seat]
+    assert abs(share - exact) < k * se, (share, se, exact)
+
+
+def test_holdem_aces_against_a_random_hand():
+    # 0.852037 exact (REFERENCE_VALUES.md); fixed seed, 4 standard errors.
+    t = simulate("holdem", 2, 600_000, seed=11, hand="Ah Ad", progress=False).table()
+    _within(t, 0, 893604787 / 1048786200)
+
+
+def test_holdem_ak_suited_against_a_random_hand():
+    t = simulate("holdem", 2, 600_000, seed=12, hand="As Ks", progress=False).table()
+    _within(t, 0, 468769901 / 699190800)
+
+
+def test_holdem_ak_suited_against_queens():
+    # 0.462145 = 197833 / 428076 exact; wins 787,966, ties 6,732 of 1,712,304 boards.
+    r = simulate("holdem", 2, 600_000, seed=13, hand="As Ks", extra={"hands": {1: "Qd Qc"}}, progress=False)
+    t = r.table()
+    _within(t, 0, 197833 / 428076)
+    tie = 6732 / 1712304
+    assert abs(t.tie_rate[0] - tie) < 4 * np.sqrt(tie * (1 - tie) / r.n_deals)
+
+
+def _exact_three_way(hands):
+    """Exact pot shares of three known hands by enumerating every board."""
+    import itertools
+
+    from simcore import evaluate_hands, parse_cards
+
+    held = [parse_cards(h) for h in hands]
+    rest = np.setdiff1d(np.arange(52), np.concatenate(held)).astype(np.int8)
+    boards = np.array(list(itertools.combinations(rest, 5)), dtype=np.int8)
+    values = np.stack(
+        [evaluate_hands(np.concatenate([np.broadcast_to(h, (len(boards), 2)), boards], axis=1)) for h in held],
+        axis=1,
+    )
+    best = values.max(axis=1, keepdims=True)
+    winners = values == best
+    return (winners / winners.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+@pytest.mark.slow
+def test_holdem_three_way_matches_exact_enumeration():
+    hands = ["Ah Kh", "Qs Qd", "7c 8c"]
+    exact = _exact_three_way(hands)
+    r = simulate("holdem", 3, 600_000, seed=14, hand=hands[0],
+                 extra={"hands": {1: hands[1], 2: hands[2]}}, progress=False)
+    t = r.table()
+    for seat in range(3):
+        _within(t, seat, exact[seat])
+    assert abs(t.share.sum() - 1) < 1e-9
+
+
+# -- reproducibility ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant,players,spec", [
+    ("holdem", 6, None),
+    ("estonian", 6, "pass=random,discard=random"),
+    ("slovak", 5, "random"),
+])
+def test_same_seed_same_numbers_at_one_and_two_threads(variant, players, spec):
+    kw = dict(seed=42, hero=spec, field=spec, progress=False, block_size=4096)
+    one = simulate(variant, players, 30_000, threads=1, **kw).table()
+    two = simulate(variant, players, 30_000, threads=2, **kw).table()
+    assert one.equals(two)
+    other = simulate(variant, players, 30_000, seed=43, hero=spec, field=spec, progress=False,
+                     threads=2, block_size=4096).table()
+    assert not one.share.equals(other.share)
+
+
+def test_rollout_is_reproducible():
+    kw = dict(seed=3, hero="pass=rollout:4", progress=False, block_size=256)
+    one = simulate("estonian", 3, 512, threads=1, **kw).table()
+    two = simulate("estonian", 3, 512, threads=2, **kw).table()
+    assert one.equals(two)
+
+
+def test_shares_sum_to_one_per_deal():
+    r = simulate("estonian", 7, 20_000, seed=5, progress=False)
+    assert r.stats.share_sum.sum() == pytest.approx(r.n_deals)
+    assert (r.stats.wins + r.stats.ties <= r.n_deals).all()
+
+
+# -- paired comparison --------------------------------------------------------------
+
+
+def test_paired_interval_covers_the_difference_of_two_independent_runs():
+    # Independent long runs give each share; their difference must lie in the paired
+    # interval widened by the independent runs' own error (4 standard errors overall).
+    kw = dict(field="pass=lowest,discard=best-made", progress=False)
+    c = compare("estonian", 4, 200_000, seed=21, a="pass=highest", b="pass=lowest", **kw).to_dict()
+    ra = simulate("estonian", 4, 400_000, seed=22, hero="pass=highest", **kw).table()
+    rb = simulate("estonian", 4, 400_000, seed=23, hero="pass=lowest", **kw).table()
+    diff_indep = ra.share[0] - rb.share[0]
+    se_indep = np.hypot(ra.stderr[0], rb.stderr[0])
+    assert abs(diff_indep - c["diff"]) < 4 * np.hypot(se_indep, c["diff_stderr"])
+    assert c["diff_ci_low"] < c["diff"] < c["diff_ci_high"]
+    # Pairing is what makes the difference precise.
+    assert c["diff_stderr"] < 0.6 * se_indep
+
+
+def test_paired_stats_difference_matches_direct_computation():
+    rng = np.random.default_rng(0)
+    x = rng.random((1000, 3))
+    s = PairedStats.of_block(x[:400])
+    s.merge(PairedStats.of_block(x[400:]))
+    d, se = s.diff(0, 2)
+    direct = x[:, 0] - x[:, 2]
+    assert d == pytest.approx(direct.mean())
+    assert se == pytest.approx(direct.std(ddof=1) / np.sqrt(1000))
+
+
+def test_seat_stats_merge_equals_one_block():
+    rng = np.random.default_rng(1)
+    shares = np.zeros((500, 3))
+    shares[np.arange(500), rng.integers(0, 3, 500)] = 1
+    cats = rng.integers(0, 9, (500, 3)).astype(np.int8)
+    whole = SeatStats.of_block(shares, cats)
+    parts = SeatStats.of_block(shares[:100], cats[:100])
+    parts.merge(SeatStats.of_block(shares[100:], cats[100:]))
+    assert (whole.share_sum == parts.share_sum).all() and (whole.categories == parts.categories).all()
+
+
+# -- precision, interruption ----------------------------------------------------------
+
+
+def test_precision_target_stops_the_run():
+    r = simulate("holdem", 2, 5_000_000, seed=2, precision=0.004, progress=False, block_size=4096)
+    t = r.table()
+    assert r.n_deals < 5_000_000
+    assert (1.959964 * t.stderr <= 0.004 + 1e-12).all()
+
+
+def test_ctrl_c_reports_finished_blocks():
+    calls = {"n": 0}
+
+    @strategies.register("estonian", "pass", "test-interrupt", "raises KeyboardInterrupt on its 3rd call")
+    def interrupting(obs, rng):
+        calls["n"] += 1
+        if calls["n"] >= 3:
+            raise KeyboardInterrupt
+        return np.zeros(len(obs["legal"]), dtype=np.int64)
+
+    r = simulate("estonian", 3, 100 * 1024, seed=1, hero="pass=test-interrupt", threads=1,
+                 block_size=1024, progress=False)
+    assert r.info.interrupted
+    assert r.n_deals == 2 * 1024  # the two finished blocks, nothing else
+    assert np.isfinite(r.table().stderr).all()
+
+
+# -- strategies from outside the package ------------------------------------------------
+
+
+def test_user_strategy_plugged_in_by_name():
+    @strategies.register("estonian", "pass", "test-pass-first", "always pass the first card")
+    def pass_first(obs, rng):
+        assert set(obs) >= {"hand", "flop", "legal"}
+        return np.zeros(len(obs["legal"]), dtype=np.int64)
+
+    r = simulate("estonian", 3, 5_000, seed=1, hero="pass=test-pass-first", progress=False)
+    assert "pass=test-pass-first" in r.table().strategy[0]
+    assert "test-pass-first" in strategies.policies("estonian", "pass")
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda obs, rng: np.full(len(obs["legal"]), 3), r"'test-bad'.*pass.*action 3"),
+    (lambda obs, rng: np.zeros(2, dtype=np.int64), r"'test-bad'.*pass.*shape \(2,\)"),
+    (lambda obs, rng: np.zeros(len(obs["legal"])) + 0.5, r"'test-bad'.*pass.*dtype float64"),
+    (lambda obs, rng: np.full(len(obs["legal"]), -1), r"'test-bad'.*pass.*action -1"),
+])
+def test_illegal_actions_are_errors_naming_strategy_decision_and_value(bad, match):
+    strategies.register("estonian", "pass", "test-bad", "broken on purpose")(bad)
+    with pytest.raises(StrategyError, match=match):
+        simulate("estonian", 3, 1000, hero="pass=test-bad", progress=False)
+
+
+# -- clear errors --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: simulate("estonian", 16, 10), "2 to 15 players, got 16"),
+    (lambda: simulate("estonian", 1, 10), "got 1"),
+    (lambda: simulate("slovak", 12, 10), "got 12"),
+    (lambda: simulate("nope", 2, 10), "unknown variant 'nope'"),
+    (lambda: simulate("holdem", 2, 10, hand="As As"), "duplicate card As"),
+    (lambda: simulate("holdem", 2, 10, hand="As Kd", board="Kd 2c 3c"), "duplicate card Kd"),
+    (lambda: simulate("holdem", 2, 10, hand="As Xd"), "'Xd'"),
+    (lambda: simulate("holdem", 2, 10, hand="As Kd Qc"), "at most 2 cards"),
+    (lambda: simulate("holdem", 2, 0), "positive integer, got 0"),
+    (lambda: simulate("estonian", 2, 10, hero="pass=nosuch"), "unknown policy 'nosuch'"),
+    (lambda: simulate("estonian", 2, 10, hero="fold=lowest"), "no decision 'fold'"),
+    (lambda: simulate("estonian", 3, 10, seats={5: "pass=lowest"}), "seats are 0..2"),
+    (lambda: simulate("holdem", 24, 10), "2 to 23 players, got 24"),
+])
+def test_bad_input_is_a_clear_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# -- decision analysis -------------------------------------------------------------------
+
+
+def test_analysis_separates_an_obvious_pass():
+    # Passing the ace from a made royal-flush draw is clearly worse than passing the deuce.
+    r = analyze("estonian", 4, "As Ks 2d", "Qs Js Ts", n_deals=400_000, progress=False, seed=3)
+    t = r.table()
+    assert r.separated
+    assert t.action[0] != "pass As" and t.action.iloc[-1] in ("pass As", "pass Ks")
+    assert (t.diff_vs_best.iloc[1:] < 0).all() and t.diff_vs_best[0] == 0
+    assert r.stats.n < 400_000  # stopped early
+
+
+def test_analysis_of_holdem_is_the_equity():
+    r = analyze("holdem", 2, "Ah Ad", n_deals=200_000, seed=4, progress=False)
+    d = r.to_dict()
+    assert d["options"][0]["action"] == "play"
+    assert abs(d["options"][0]["share"] - 0.852037) < 4 * d["options"][0]["stderr"]
