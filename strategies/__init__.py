@@ -1,9 +1,9 @@
 """Strategies for every decision of every variant, by name (see registry)."""
-from .registry import default_policy, lineup, parse_spec, policies, register, resolve
+from .registry import default_policy, lineup, parse_spec, policies, register, resolve, unregister
 
 # Importing the modules registers their policies.
 from . import rollout  # noqa: E402,F401
 from . import estonian  # noqa: E402,F401
 from . import slovak  # noqa: E402,F401
 
-__all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup"]
+__all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup", "unregister"]

@@ -42,6 +42,7 @@ def register(variant: str, decision: str, name: str, description: str = "", *, d
     ...     return np.zeros(len(obs["legal"]), dtype=np.int64)
     >>> resolve("estonian", "pass", "doc-example")[0]
     'doc-example'
+    >>> unregister("estonian", "pass", "doc-example")
     """
 
     def wrap(fn):
@@ -52,6 +53,13 @@ def register(variant: str, decision: str, name: str, description: str = "", *, d
         return fn
 
     return wrap
+
+
+def unregister(variant: str, decision: str, name: str) -> None:
+    """Remove a registered policy (for example one a test added)."""
+    _REGISTRY.get(variant, {}).get(decision, {}).pop(name, None)
+    if _DEFAULTS.get((variant, decision)) == name:
+        del _DEFAULTS[(variant, decision)]
 
 
 def register_generic(name: str, description: str, factory: Callable) -> None:

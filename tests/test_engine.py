@@ -173,6 +173,21 @@ def test_seat_stats_merge_equals_one_block():
     assert (whole.share_sum == parts.share_sum).all() and (whole.categories == parts.categories).all()
 
 
+@pytest.fixture
+def register_for_test():
+    """Register policies for one test only, so other tests never see them."""
+    added = []
+
+    def reg(variant, decision, name, description, fn=None):
+        added.append((variant, decision, name))
+        deco = strategies.register(variant, decision, name, description)
+        return deco(fn) if fn is not None else deco
+
+    yield reg
+    for key in added:
+        strategies.unregister(*key)
+
+
 # -- precision, interruption ----------------------------------------------------------
 
 
@@ -183,10 +198,10 @@ def test_precision_target_stops_the_run():
     assert (1.959964 * t.stderr <= 0.004 + 1e-12).all()
 
 
-def test_ctrl_c_reports_finished_blocks():
+def test_ctrl_c_reports_finished_blocks(register_for_test):
     calls = {"n": 0}
 
-    @strategies.register("estonian", "pass", "test-interrupt", "raises KeyboardInterrupt on its 3rd call")
+    @register_for_test("estonian", "pass", "test-interrupt", "raises KeyboardInterrupt on its 3rd call")
     def interrupting(obs, rng):
         calls["n"] += 1
         if calls["n"] >= 3:
@@ -203,8 +218,8 @@ def test_ctrl_c_reports_finished_blocks():
 # -- strategies from outside the package ------------------------------------------------
 
 
-def test_user_strategy_plugged_in_by_name():
-    @strategies.register("estonian", "pass", "test-pass-first", "always pass the first card")
+def test_user_strategy_plugged_in_by_name(register_for_test):
+    @register_for_test("estonian", "pass", "test-pass-first", "always pass the first card")
     def pass_first(obs, rng):
         assert set(obs) >= {"hand", "flop", "legal"}
         return np.zeros(len(obs["legal"]), dtype=np.int64)
@@ -220,8 +235,8 @@ def test_user_strategy_plugged_in_by_name():
     (lambda obs, rng: np.zeros(len(obs["legal"])) + 0.5, r"'test-bad'.*pass.*dtype float64"),
     (lambda obs, rng: np.full(len(obs["legal"]), -1), r"'test-bad'.*pass.*action -1"),
 ])
-def test_illegal_actions_are_errors_naming_strategy_decision_and_value(bad, match):
-    strategies.register("estonian", "pass", "test-bad", "broken on purpose")(bad)
+def test_illegal_actions_are_errors_naming_strategy_decision_and_value(bad, match, register_for_test):
+    register_for_test("estonian", "pass", "test-bad", "broken on purpose", bad)
     with pytest.raises(StrategyError, match=match):
         simulate("estonian", 3, 1000, hero="pass=test-bad", progress=False)
 

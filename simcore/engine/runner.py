@@ -247,7 +247,7 @@ def simulate(
     Examples
     --------
     >>> r = simulate("holdem", 2, 20000, seed=1, hand="Ah Ad", progress=False)
-    >>> 0.83 < r.table().share[0] < 0.87
+    >>> bool(0.83 < r.table().share[0] < 0.87)
     True
     """
     _check_deals(n_deals)
