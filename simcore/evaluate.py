@@ -106,28 +106,77 @@ def _value_low5(key, bits):
     return _LOW_TOP - 1 - v
 
 
+@njit(cache=True, inline="always")
+def _flush_value(cards, i, k, key):
+    """High value of row ``i`` of ``cards`` (k cards), known to hold a flush."""
+    # Branch-free: the flush suit from its flag, then that suit's rank mask.
+    f = (key & _FLUSH_FLAGS) >> np.uint64(35)
+    s = (((f >> np.uint64(4)) & np.uint64(1)) + np.uint64(2) * ((f >> np.uint64(8)) & np.uint64(1))
+         + np.uint64(3) * ((f >> np.uint64(12)) & np.uint64(1)))
+    mask = np.uint64(0)
+    for j in range(k):
+        c = np.uint64(cards[i, j])
+        mask |= np.uint64((c & np.uint64(3)) == s) << (c >> np.uint64(2))
+    return np.int32(_FLUSH_HIGH[mask])
+
+
+_BLOCK = 4096  # rows per pass: the block's cards stay in cache for the flush pass
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _eval_high_fixed(cards, out, start, stop, k):
-    for i in range(start, stop):
-        key = _SUIT_START
-        bits = np.uint64(0)
-        for j in range(k):
-            c = cards[i, j]
-            key += _CARD_KEY[c]
-            bits |= _CARD_BIT[c]
-        out[i] = _value_high(key, bits)
+def _eval_high_fixed(cards, out, k):
+    # Two passes per block. The first is branch-free so that LLVM vectorizes it
+    # (gathers): the rank lookup for every row, with the sign bit marking a
+    # flush. The second redoes the rare flushes (about 3% of 7-card hands)
+    # while the block is still in cache. Measured 1.4x over a branch per row.
+    n = cards.shape[0]
+    for lo in range(0, n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        c = cards[lo:hi]
+        o = out[lo:hi]
+        for i in range(c.shape[0]):
+            key = _SUIT_START
+            for j in range(k):
+                key += _CARD_KEY[c[i, j]]
+            flush = np.int32((key & _FLUSH_FLAGS) != np.uint64(0))
+            o[i] = np.int32(_RANK_HIGH[_rank_slot(key)]) | (flush << np.int32(31))
+        for i in range(c.shape[0]):
+            if o[i] < 0:
+                key = _SUIT_START
+                for j in range(k):
+                    key += _CARD_KEY[c[i, j]]
+                o[i] = _flush_value(c, i, k, key)
+
+
+# One kernel per card count: a literal count lets LLVM unroll the inner loop
+# (measured 1.6x), and separate functions keep each loop vectorized (measured
+# 1.1x over one function holding all three).
+@njit(cache=True, nogil=True, inline="never")
+def _eval_high7(cards, out):
+    _eval_high_fixed(cards, out, 7)
+
+
+@njit(cache=True, nogil=True, inline="never")
+def _eval_high6(cards, out):
+    _eval_high_fixed(cards, out, 6)
+
+
+@njit(cache=True, nogil=True, inline="never")
+def _eval_high5(cards, out):
+    _eval_high_fixed(cards, out, 5)
 
 
 @njit(cache=True, nogil=True)
-def _eval_high_rows(cards, out, start, stop):
-    # A literal card count lets LLVM unroll the inner loop (measured 1.6x).
+def _eval_high_rows(cards, out):
+    # Rows run from 0 (callers pass slices): with start/stop bounds numba keeps
+    # negative-index checks in the loop (measured 1.3x slower).
     k = cards.shape[1]
     if k == 7:
-        _eval_high_fixed(cards, out, start, stop, 7)
+        _eval_high7(cards, out)
     elif k == 6:
-        _eval_high_fixed(cards, out, start, stop, 6)
+        _eval_high6(cards, out)
     else:
-        _eval_high_fixed(cards, out, start, stop, 5)
+        _eval_high5(cards, out)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -135,16 +184,17 @@ def _eval_high_parallel(cards, out, n_chunks):
     n = cards.shape[0]
     step = (n + n_chunks - 1) // n_chunks
     for ch in prange(n_chunks):
-        _eval_high_rows(cards, out, ch * step, min(n, (ch + 1) * step))
+        lo, hi = min(n, ch * step), min(n, (ch + 1) * step)
+        _eval_high_rows(cards[lo:hi], out[lo:hi])
 
 
 @njit(cache=True, nogil=True)
 def _eval_omaha_rows(hole, board, out):
     n, h = hole.shape
+    # The ten board triples, summed once per row (scratch allocated once).
+    tkey = np.empty(10, np.uint64)
+    tbits = np.empty(10, np.uint64)
     for i in range(n):
-        # The ten board triples, summed once per row.
-        tkey = np.empty(10, np.uint64)
-        tbits = np.empty(10, np.uint64)
         t = 0
         for a in range(3):
             for b in range(a + 1, 4):
@@ -185,8 +235,38 @@ def _eval_choices_rows(cards, choices, low, out):
         out[i] = best
 
 
-def _as_batch(cards, widths, what):
-    """Validate a card batch: 2-D (a 1-D hand or a string becomes one row)."""
+@njit(cache=True, nogil=True)
+def _first_bad_card(arr):
+    """(row, card, kind) of the first card out of 0..51 (kind 1) or repeated in its row (kind 2)."""
+    for i in range(arr.shape[0]):
+        seen = np.uint64(0)
+        for j in range(arr.shape[1]):
+            c = arr[i, j]
+            if c < 0 or c > 51:
+                return i, c, 1
+            bit = np.uint64(1) << np.uint64(c)
+            if seen & bit:
+                return i, c, 2
+            seen |= bit
+    return -1, 0, 0
+
+
+def _check_cards(arr, what):
+    row, card, kind = _first_bad_card(arr)
+    if kind == 1:
+        raise ValueError(f"{what}: card value {card} is not in 0..51 (row {row})")
+    if kind == 2:
+        from .cards import format_cards
+
+        raise ValueError(f"{what}: duplicate card {format_cards([card])} in row {row}")
+
+
+def _as_batch(cards, widths, what, check=True):
+    """A validated 2-D int8 card batch (a 1-D hand or a string becomes one row).
+
+    With ``check`` every card is checked to be in 0..51 and distinct within its
+    row; the engine, whose deals are distinct by construction, skips it.
+    """
     if isinstance(cards, str):
         cards = parse_cards(cards)
     arr = np.asarray(cards)
@@ -198,13 +278,16 @@ def _as_batch(cards, widths, what):
         )
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{what}: cards must be integers 0..51, got dtype {arr.dtype}")
-    if arr.size and (arr.min() < 0 or arr.max() > 51):
-        bad = arr[(arr < 0) | (arr > 51)][0]
-        raise ValueError(f"{what}: card value {bad} is not in 0..51")
+    if check:
+        if arr.dtype != np.int8 and arr.size and (arr.min() < -128 or arr.max() > 127):
+            bad = arr[(arr < 0) | (arr > 51)][0]
+            raise ValueError(f"{what}: card value {bad} is not in 0..51")
+        arr = np.ascontiguousarray(arr, dtype=np.int8)
+        _check_cards(arr, what)
     return np.ascontiguousarray(arr, dtype=np.int8)
 
 
-def evaluate_hands(cards, threads: int | None = None) -> np.ndarray:
+def evaluate_hands(cards, threads: int | None = None, check: bool = True) -> np.ndarray:
     """Value of the best five-card high hand in each row.
 
     Parameters
@@ -212,6 +295,8 @@ def evaluate_hands(cards, threads: int | None = None) -> np.ndarray:
     cards : (n, k) int array, k in {5, 6, 7}; one hand per row (a string or
         a 1-D hand is one row).
     threads : worker threads; default: numba's current setting (all cores).
+    check : check that cards are 0..51 and distinct in each row (one fast
+        pass); pass False for trusted input such as the engine's own deals.
 
     Returns
     -------
@@ -224,11 +309,11 @@ def evaluate_hands(cards, threads: int | None = None) -> np.ndarray:
     >>> bool(royal > quads)
     True
     """
-    arr = _as_batch(cards, (5, 6, 7), "evaluate_hands")
+    arr = _as_batch(cards, (5, 6, 7), "evaluate_hands", check)
     out = np.empty(arr.shape[0], dtype=np.int32)
     n_threads = numba.get_num_threads() if threads is None else int(threads)
     if n_threads <= 1 or arr.shape[0] < 20000:
-        _eval_high_rows(arr, out, 0, arr.shape[0])
+        _eval_high_rows(arr, out)
     else:
         prev = numba.get_num_threads()
         numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
@@ -289,7 +374,7 @@ def describe_hand(value: int) -> str:
     return f"{one(r[0])} high"
 
 
-def evaluate_omaha(hole, board) -> np.ndarray:
+def evaluate_omaha(hole, board, check: bool = True) -> np.ndarray:
     """Omaha value: exactly two of the hole cards plus exactly three board cards.
 
     Parameters
@@ -305,10 +390,12 @@ def evaluate_omaha(hole, board) -> np.ndarray:
     >>> describe_hand(v[0])
     'royal flush'
     """
-    h = _as_batch(hole, (4, 5), "evaluate_omaha hole")
-    b = _as_batch(board, (5,), "evaluate_omaha board")
+    h = _as_batch(hole, (4, 5), "evaluate_omaha hole", check)
+    b = _as_batch(board, (5,), "evaluate_omaha board", check)
     if h.shape[0] != b.shape[0]:
         raise ValueError(f"evaluate_omaha: {h.shape[0]} hole rows but {b.shape[0]} board rows")
+    if check:
+        _check_cards(np.concatenate([h, b], axis=1), "evaluate_omaha hole + board")
     out = np.empty(h.shape[0], dtype=np.int32)
     _eval_omaha_rows(h, b, out)
     return out
@@ -318,7 +405,7 @@ _LOW5 = np.arange(5, dtype=np.int8)[None, :]
 _LOW6 = np.array(list(itertools.combinations(range(6), 5)), dtype=np.int8)
 
 
-def evaluate_low_a6(cards) -> np.ndarray:
+def evaluate_low_a6(cards, check: bool = True) -> np.ndarray:
     """Ace-to-six low of 5 or 6 cards (best five); the best low scores highest.
 
     A five-card hand is valued as a high hand with the ace as the lowest rank
@@ -329,7 +416,7 @@ def evaluate_low_a6(cards) -> np.ndarray:
     >>> bool(best > wheel)
     True
     """
-    arr = _as_batch(cards, (5, 6), "evaluate_low_a6")
+    arr = _as_batch(cards, (5, 6), "evaluate_low_a6", check)
     out = np.empty(arr.shape[0], dtype=np.int32)
     _eval_choices_rows(arr, _LOW5 if arr.shape[1] == 5 else _LOW6, True, out)
     return out
@@ -366,7 +453,7 @@ def group_choices(*options) -> np.ndarray:
     return out
 
 
-def evaluate_choices(cards, choices, kind: str = "high") -> np.ndarray:
+def evaluate_choices(cards, choices, kind: str = "high", check: bool = True) -> np.ndarray:
     """Best five-card hand per row among the column choices ``choices``.
 
     Parameters
@@ -385,21 +472,34 @@ def evaluate_choices(cards, choices, kind: str = "high") -> np.ndarray:
     ch = np.ascontiguousarray(choices, dtype=np.int8)
     if ch.ndim != 2 or ch.shape[1] != 5 or ch.min() < 0 or ch.max() >= arr.shape[-1]:
         raise ValueError(f"choices must be (c, 5) column indices below {arr.shape[-1]}")
-    arr = _as_batch(arr, (arr.shape[-1],), "evaluate_choices")
+    repeated = (np.diff(np.sort(ch, axis=1), axis=1) == 0).any(axis=1)
+    if repeated.any():
+        raise ValueError(f"choice {ch[repeated][0].tolist()} uses a column twice")
+    arr = _as_batch(arr, (arr.shape[-1],), "evaluate_choices", check)
     out = np.empty(arr.shape[0], dtype=np.int32)
     _eval_choices_rows(arr, ch, kind == "low", out)
     return out
 
 
+# First two cards of a seven-card hand, for the enumeration's parallel loop.
+_PAIR_A = np.array([a for a in range(52) for b in range(a + 1, 52)], dtype=np.int64)
+_PAIR_B = np.array([b for a in range(52) for b in range(a + 1, 52)], dtype=np.int64)
+_ENUM_CHUNKS = 64
+# Adding one to every suit counter sets a flush flag iff a suit already holds four.
+_SUIT_ONES = np.uint64(sum(1 << (32 + 4 * s) for s in range(4)))
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _count_7card_categories():
     """Category counts of all C(52, 7) seven-card hands (incremental keys)."""
-    counts = np.zeros((52, 9), np.int64)
-    for a in prange(52):
-        ka = _SUIT_START + _CARD_KEY[a]
-        ba = _CARD_BIT[a]
-        for b in range(a + 1, 52):
-            kb, bb = ka + _CARD_KEY[b], ba | _CARD_BIT[b]
+    # Chunks take every 64th (a, b) pair: the work per pair falls steeply with
+    # a and b, so contiguous ranges (or a loop over a alone) balance badly.
+    counts = np.zeros((_ENUM_CHUNKS, 16), np.int64)
+    for ch in prange(_ENUM_CHUNKS):
+        for p in range(ch, _PAIR_A.shape[0], _ENUM_CHUNKS):
+            a, b = _PAIR_A[p], _PAIR_B[p]
+            kb = _SUIT_START + _CARD_KEY[a] + _CARD_KEY[b]
+            bb = _CARD_BIT[a] | _CARD_BIT[b]
             for c in range(b + 1, 52):
                 kc, bc = kb + _CARD_KEY[c], bb | _CARD_BIT[c]
                 for d in range(c + 1, 52):
@@ -408,10 +508,16 @@ def _count_7card_categories():
                         ke, be = kd + _CARD_KEY[e], bd | _CARD_BIT[e]
                         for f in range(e + 1, 52):
                             kf, bf = ke + _CARD_KEY[f], be | _CARD_BIT[f]
-                            for g in range(f + 1, 52):
-                                v = _value_high(kf + _CARD_KEY[g], bf | _CARD_BIT[g])
-                                counts[a, v >> 12] += 1
-    return counts.sum(axis=0)
+                            if (kf + _SUIT_ONES) & _FLUSH_FLAGS:
+                                for g in range(f + 1, 52):
+                                    v = _value_high(kf + _CARD_KEY[g], bf | _CARD_BIT[g])
+                                    counts[ch, v >> 12] += 1
+                            else:
+                                # No suit holds four of the six: no flush (measured 1.2x).
+                                for g in range(f + 1, 52):
+                                    v = _RANK_HIGH[_rank_slot(kf + _CARD_KEY[g])]
+                                    counts[ch, v >> 12] += 1
+    return counts.sum(axis=0)[:9]
 
 
 @njit(cache=True, nogil=True)

@@ -42,5 +42,5 @@ class TexasHoldem(Variant):
         values = np.empty((n, n_players), np.int32)
         for p in range(n_players):
             seven = np.concatenate([cards[:, 2 * p: 2 * p + 2], board], axis=1)
-            values[:, p] = evaluate_hands(seven, threads=1)
+            values[:, p] = evaluate_hands(seven, threads=1, check=False)
         return Outcome(pot_shares(values), (values >> 12).astype(np.int8))

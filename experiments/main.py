@@ -1,0 +1,45 @@
+"""pvsim's main job: the experiments, each answering one question.
+
+``python -m experiments.main`` runs every experiment in its quick mode (a few
+minutes on 2 cores) and prints the headline tables; ``--full`` produces the
+committed results. Results go to ``results/<experiment>/`` below the current
+folder.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.main", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--full", action="store_true", help="the full runs behind the committed results")
+    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    ap.add_argument("--only", choices=["estonian", "slovak"], action="append",
+                    help="run only this experiment (repeatable)")
+    ap.add_argument("--results", type=Path, default=Path("results"), help="results folder (default ./results)")
+    args = ap.parse_args(argv)
+
+    from . import estonian_pass, slovak_exchange
+
+    jobs = {"estonian": estonian_pass, "slovak": slovak_exchange}
+    for name, module in jobs.items():
+        if args.only and name not in args.only:
+            continue
+        sub = ["--out", str(args.results / name)]
+        if args.full:
+            sub.append("--full")
+        if args.threads:
+            sub += ["--threads", str(args.threads)]
+        print(f"\n=== {name}: {module.__doc__.strip().splitlines()[0]}", flush=True)
+        t = time.perf_counter()
+        module.main(sub)
+        print(f"=== {name} done in {time.perf_counter() - t:.0f} s; results in {args.results / name}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
