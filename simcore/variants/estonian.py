@@ -1,0 +1,283 @@
+"""Estonian Twist: three cards, a flop, pass one card left, discard one, keep two.
+
+Slots of one deal with P players: seat p's three dealt cards at 3p, 3p+1,
+3p+2, then the board at 3P..3P+4 (the flop is its first three cards, then
+turn and river).
+
+Decisions, in order:
+
+* ``pass``: every seat at once passes one of its three dealt cards to seat+1
+  (with two players they swap). Observation: ``hand`` (n, 3) int8, the seat's
+  dealt cards in slot order; ``flop`` (n, 3) int8. Action i passes hand[:, i].
+* ``discard``: every seat holds its two kept cards (in slot order) and the card
+  received from seat-1, in that order, and discards one. Observation: ``hand``
+  (n, 3) int8 = [kept, kept, received]; ``flop`` (n, 3) int8; ``passed`` (n,)
+  int8, the card the seat passed. Action i discards hand[:, i].
+
+Showdown: best five of the two kept cards and the five board cards; ties split.
+The game itself reads only the dealt cards and the actions, so a strategy can
+change a hand only through its answers.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import format_cards, parse_cards
+from ..engine.variant import Decision, Outcome, Variant
+from ..evaluate import (
+    _CARD_BIT, _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_high,
+)
+
+PASS, DISCARD = "pass", "discard"
+
+
+@njit(cache=True, nogil=True)
+def _split_deal(cards, n_players):
+    """Seats' dealt hands (P, n, 3) and the flop (n, 3), each contiguous."""
+    n = cards.shape[0]
+    hands = np.empty((n_players, n, 3), np.int8)
+    flop = np.empty((n, 3), np.int8)
+    b = 3 * n_players
+    for i in range(n):
+        for p in range(n_players):
+            for j in range(3):
+                hands[p, i, j] = cards[i, 3 * p + j]
+        for j in range(3):
+            flop[i, j] = cards[i, b + j]
+    return hands, flop
+
+
+@njit(cache=True, nogil=True)
+def _apply_passes(cards, passes, n_players):
+    """Held cards after the pass (P, n, 3) = [kept, kept, received] and passed (P, n).
+
+    ``passes`` (P, n) int64: the index of the card each seat passes; seat p
+    receives seat p-1's card (with two players the seats swap).
+    """
+    n = cards.shape[0]
+    held = np.empty((n_players, n, 3), np.int8)
+    passed = np.empty((n_players, n), np.int8)
+    # Seat by seat, so that every array is read and written in order.
+    for p in range(n_players):
+        base = 3 * p
+        for i in range(n):
+            a = passes[p, i]
+            # the kept cards in slot order, without branching on a
+            held[p, i, 0] = cards[i, base + (a == 0)]
+            held[p, i, 1] = cards[i, base + 2 - (a == 2)]
+            passed[p, i] = cards[i, base + a]
+    for p in range(n_players):
+        r = p - 1 if p > 0 else n_players - 1
+        for i in range(n):
+            held[p, i, 2] = passed[r, i]
+    return held, passed
+
+
+@njit(cache=True, nogil=True)
+def _showdown(cards, held, discards, n_players):
+    """Pot shares (n, P) and final categories (n, P) from held cards and discards."""
+    n = cards.shape[0]
+    b = 3 * n_players
+    bkey = np.empty(n, np.uint64)
+    for i in range(n):
+        key = _SUIT_START
+        for j in range(5):
+            key += _CARD_KEY[cards[i, b + j]]
+        bkey[i] = key
+    values = np.empty((n, n_players), np.int32)
+    # Seat by seat, so that every array is read in order. The first pass is
+    # branch-free (it vectorises): the non-flush value, the sign bit marking a
+    # flush, which the second pass values exactly (about 3% of seven cards).
+    for p in range(n_players):
+        for i in range(n):
+            d = discards[p, i]
+            key = (bkey[i] + _CARD_KEY[held[p, i, 1 if d == 0 else 0]]
+                   + _CARD_KEY[held[p, i, 1 if d == 2 else 2]])
+            flush = np.int32((key & _FLUSH_FLAGS) != np.uint64(0))
+            values[i, p] = np.int32(_RANK_HIGH[_rank_slot(key)]) | (flush << np.int32(31))
+    shares = np.empty((n, n_players), np.float64)
+    cats = np.empty((n, n_players), np.int8)
+    for i in range(n):
+        best = np.int32(-1)
+        for p in range(n_players):
+            v = values[i, p]
+            if v < 0:
+                d = discards[p, i]
+                x = held[p, i, 1 if d == 0 else 0]
+                y = held[p, i, 1 if d == 2 else 2]
+                bits = _CARD_BIT[x] | _CARD_BIT[y]
+                for j in range(5):
+                    bits |= _CARD_BIT[cards[i, b + j]]
+                v = _value_high(bkey[i] + _CARD_KEY[x] + _CARD_KEY[y], bits)
+                values[i, p] = v
+            cats[i, p] = v >> 12
+            best = max(best, v)
+        k = 0
+        for p in range(n_players):
+            k += values[i, p] == best
+        share = 1.0 / k
+        for p in range(n_players):
+            shares[i, p] = share if values[i, p] == best else 0.0
+    return shares, cats
+
+
+class EstonianTwist(Variant):
+    """Estonian Twist: pass one of three cards to the left, discard one, keep two."""
+
+    name = "estonian"
+    title = "Estonian Twist"
+    min_players = 2
+    max_players = 15  # 3N + 5 <= 52
+    hand_size = 3
+    decisions = (
+        Decision(
+            PASS, 3, ("pass dealt card 1", "pass dealt card 2", "pass dealt card 3"),
+            "pass one of the three dealt cards to the left (seat+1), all seats at once",
+            "hand (n, 3) int8: the seat's dealt cards in slot order; flop (n, 3) int8",
+        ),
+        Decision(
+            DISCARD, 3, ("discard kept card 1", "discard kept card 2", "discard the received card"),
+            "discard one of the three cards held after the pass, keeping two",
+            "hand (n, 3) int8: [kept, kept, received]; flop (n, 3) int8; "
+            "passed (n,) int8: the card the seat passed",
+        ),
+    )
+
+    def n_slots(self, n_players: int) -> int:
+        return 3 * n_players + 5
+
+    # -- situations -----------------------------------------------------------
+    def known_slots(self, n_players, hand=None, board=None, seat=0, hands=None, **extra):
+        """Fix seat ``seat``'s three dealt cards, the board, and ``hands`` {seat: cards}."""
+        _check_extra(self, extra)
+        self._check_seat(n_players, seat)
+        known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
+        self.place(known, _seat_slots(seat), hand, "hand")
+        for s, cards in (hands or {}).items():
+            self._check_seat(n_players, int(s))
+            self.place(known, _seat_slots(int(s)), cards, f"seat {s}'s hand")
+        self.place(known, _board_slots(n_players), board, "board")
+        return known
+
+    def setup(self, n_players, hand=None, board=None, seat=0, passed=None, **extra):
+        """Known slots and presets; with ``passed``, the situation at the discard.
+
+        With ``passed`` given, ``hand`` is the three cards held at the discard:
+        the two kept cards, then the received card. The seat's dealt hand is
+        then the kept cards plus ``passed`` (its pass preset to that card), and
+        the received card sits in the right neighbour's slots with that
+        neighbour's pass preset to it.
+
+        >>> known, presets = EstonianTwist().setup(3, "As Ks 9c", "Qs Js 4h", passed="7d")
+        >>> format_cards(known[:3]), format_cards(known[6:7]), presets
+        ('As Ks 7d', '9c', {(0, 'pass'): 2, (2, 'pass'): 0})
+        """
+        if passed is None:
+            return self.known_slots(n_players, hand=hand, board=board, seat=seat, **extra), {}
+        _check_extra(self, extra)
+        self._check_seat(n_players, seat)
+        p = parse_cards(passed)
+        if len(p) != 1:
+            raise ValueError(f"passed: give exactly one card, got {len(p)} ({format_cards(p)})")
+        if hand is None:
+            raise ValueError("passed: give the three cards held at the discard as the hand "
+                             "(two kept, then the received card)")
+        h = parse_cards(hand)
+        if len(h) != 3:
+            raise ValueError(
+                f"with passed, the hand is the three cards held at the discard "
+                f"(two kept, then the received card); got {len(h)} ({format_cards(h)})"
+            )
+        known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
+        right = (seat - 1) % n_players
+        known[3 * seat: 3 * seat + 3] = [h[0], h[1], p[0]]
+        known[3 * right] = h[2]
+        self.place(known, _board_slots(n_players), board, "board")
+        return known, {(seat, PASS): 2, (right, PASS): 0}
+
+    def situation(self, decision, obs, n_players):
+        """What the deciding seat has seen, and the passes its knowledge fixes."""
+        seat = int(obs["seat"])
+        hand, flop = obs["hand"], obs["flop"]
+        n = hand.shape[0]
+        known = np.full((n, self.n_slots(n_players)), -1, dtype=np.int8)
+        known[:, 3 * n_players: 3 * n_players + 3] = flop
+        if decision == PASS:
+            known[:, 3 * seat: 3 * seat + 3] = hand
+            return known, {}
+        if decision != DISCARD:
+            self.decision(decision)  # raises with the decisions' names
+        right = (seat - 1) % n_players
+        known[:, 3 * seat] = hand[:, 0]
+        known[:, 3 * seat + 1] = hand[:, 1]
+        known[:, 3 * seat + 2] = obs["passed"]
+        known[:, 3 * right] = hand[:, 2]
+        forced = {
+            (seat, PASS): np.full(n, 2, dtype=np.int64),
+            (right, PASS): np.zeros(n, dtype=np.int64),
+        }
+        return known, forced
+
+    # -- labels -----------------------------------------------------------------
+    def action_label(self, decision, obs, row, action):
+        verb = "pass" if decision == PASS else "discard"
+        return f"{verb} {format_cards([int(obs['hand'][row, action])])}"
+
+    def analysis_label(self, decision, action, known):
+        n_players = (len(known) - 5) // 3
+        right = 3 * (n_players - 1)
+        if decision == PASS:
+            card = int(known[action])  # the hero is seat 0
+        elif (known[0:3] >= 0).all() and known[right] >= 0 and (known[right + 1: right + 3] < 0).all():
+            # The pattern setup(passed=...) leaves: seat 0's two kept cards and
+            # the passed one, the received card alone in the right neighbour's
+            # first slot. Held at the discard: kept, kept, received.
+            card = int(known[(0, 1, right)[action]])
+        else:
+            card = -1  # which cards are held depends on the passes
+        if card < 0:
+            return self.decision(decision).actions[action]
+        return f"{'pass' if decision == PASS else 'discard'} {format_cards([card])}"
+
+    # -- play ---------------------------------------------------------------------
+    def play(self, cards, n_players, table):
+        n = cards.shape[0]
+        cards = np.ascontiguousarray(cards)
+        hands, flop = _split_deal(cards, n_players)
+        legal = np.ones((n, 3), dtype=np.bool_)
+        # Observations are read-only: a strategy cannot change what others see.
+        for a in (hands, flop, legal):
+            a.flags.writeable = False
+        passes = np.empty((n_players, n), dtype=np.int64)
+        for p in range(n_players):
+            passes[p] = table.act(p, PASS, {"hand": hands[p], "flop": flop, "legal": legal})
+        held, passed = _apply_passes(cards, passes, n_players)
+        held.flags.writeable = False
+        passed.flags.writeable = False
+        discards = np.empty((n_players, n), dtype=np.int64)
+        for p in range(n_players):
+            discards[p] = table.act(
+                p, DISCARD, {"hand": held[p], "flop": flop, "passed": passed[p], "legal": legal}
+            )
+        shares, cats = _showdown(cards, held, discards, n_players)
+        return Outcome(shares, cats)
+
+    def _check_seat(self, n_players, seat):
+        self.check_players(n_players)
+        if not 0 <= int(seat) < n_players:
+            raise ValueError(f"seat {seat} is not at a {n_players}-player table")
+
+
+def _seat_slots(seat: int) -> list[int]:
+    return [3 * seat, 3 * seat + 1, 3 * seat + 2]
+
+
+def _board_slots(n_players: int) -> list[int]:
+    return list(range(3 * n_players, 3 * n_players + 5))
+
+
+def _check_extra(variant, extra):
+    unknown = [k for k, v in extra.items() if v is not None]
+    if unknown:
+        raise ValueError(f"unknown options for {variant.title}: {', '.join(unknown)}")
