@@ -327,6 +327,10 @@ def main(argv=None) -> int:
     try:
         return COMMANDS[args.command](args)
     except ValueError as e:  # bad input: one clear line, no traceback
+        partial = getattr(e, "partial_result", None)
+        if partial is not None and partial.info.n_deals:
+            print(f"finished before the error ({partial.info.n_deals:,} deals):\n"
+                  + _fmt_table(partial.table()), file=sys.stderr)
         print(f"pvsim {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -241,6 +241,21 @@ def test_illegal_actions_are_errors_naming_strategy_decision_and_value(bad, matc
         simulate("estonian", 3, 1000, hero="pass=test-bad", progress=False)
 
 
+def test_an_illegal_action_mid_run_keeps_the_finished_blocks(register_for_test):
+    calls = {"n": 0}
+
+    def late_bad(obs, rng):
+        calls["n"] += 1
+        return np.full(len(obs["legal"]), 7 if calls["n"] >= 4 else 0)
+
+    register_for_test("estonian", "pass", "test-late-bad", "illegal from its 4th call", late_bad)
+    with pytest.raises(StrategyError, match="'test-late-bad'.*action 7") as e:
+        simulate("estonian", 3, 50 * 1024, seed=2, hero="pass=test-late-bad", threads=1,
+                 block_size=1024, progress=False)
+    partial = e.value.partial_result
+    assert partial.n_deals == 3 * 1024 and partial.stats.share_sum.sum() == pytest.approx(3 * 1024)
+
+
 # -- clear errors --------------------------------------------------------------------
 
 

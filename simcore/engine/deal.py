@@ -24,37 +24,59 @@ def block_seeds(seed: int, block: int) -> list[np.random.SeedSequence]:
     return root.spawn(BLOCK_STREAMS)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _deal_row(known, deck, m, rand, out, i):
+    """Deal row i from the m cards in ``deck``: fixed slots copied, others drawn.
+
+    ``(r * left) >> 32`` maps a uint32 onto the cards left (bias below
+    left / 2**32, about 1e-8: negligible).
+    """
+    t = 0
+    for j in range(out.shape[1]):
+        if known[j] >= 0:
+            out[i, j] = known[j]
+        else:
+            k = t + np.int64((np.uint64(rand[i, j]) * np.uint64(m - t)) >> np.uint64(32))
+            c = deck[k]
+            deck[k] = deck[t]
+            deck[t] = c
+            out[i, j] = c
+            t += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _remaining(known, deck):
+    """Cards not fixed in ``known``, in card order, into ``deck``; returns their count."""
+    used = np.zeros(52, np.bool_)
+    for j in range(known.shape[0]):
+        if known[j] >= 0:
+            used[known[j]] = True
+    m = 0
+    for c in range(52):
+        if not used[c]:
+            deck[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _deal_same_known(known, rand, out):
+    """Every row has the same fixed cards: the remaining deck is built once."""
+    base = np.empty(52, np.int8)
+    m = _remaining(known, base)
+    deck = np.empty(52, np.int8)
+    for i in range(out.shape[0]):
+        deck[:] = base
+        _deal_row(known, deck, m, rand, out, i)
+
+
 @njit(cache=True, nogil=True)
 def _deal_kernel(known, rand, out):
-    """Fill ``out`` (n, s): fixed slots from ``known`` (-1 = random), rest dealt.
-
-    ``rand`` holds one uint32 per slot; ``(r * m) >> 32`` maps it onto the m
-    cards left (bias below m / 2**32, about 1e-8: negligible).
-    """
-    n, s = out.shape
+    """Each row has its own fixed cards (rollouts resample around many situations)."""
     deck = np.empty(52, np.int8)
-    used = np.zeros(52, np.bool_)
-    for i in range(n):
-        used[:] = False
-        for j in range(s):
-            if known[i, j] >= 0:
-                used[known[i, j]] = True
-        m = 0
-        for c in range(52):
-            if not used[c]:
-                deck[m] = c
-                m += 1
-        t = 0
-        for j in range(s):
-            if known[i, j] >= 0:
-                out[i, j] = known[i, j]
-            else:
-                k = t + np.int64((np.uint64(rand[i, j]) * np.uint64(m - t)) >> np.uint64(32))
-                c = deck[k]
-                deck[k] = deck[t]
-                deck[t] = c
-                out[i, j] = c
-                t += 1
+    for i in range(out.shape[0]):
+        m = _remaining(known[i], deck)
+        _deal_row(known[i], deck, m, rand, out, i)
 
 
 def check_known(known: np.ndarray, what: str = "known cards") -> None:
@@ -85,9 +107,15 @@ def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator) -> np.ndarra
     (n_deals, s) int8 cards, distinct within each row.
     """
     known = np.asarray(known, dtype=np.int8)
+    n_slots = known.shape[-1]
+    out = np.empty((n_deals, n_slots), dtype=np.int8)
+    # Raw 64-bit draws split into two uint32 each: the cheapest way to the bits.
+    raw = rng.bit_generator.random_raw((n_deals * n_slots + 1) // 2)
+    rand = raw.view(np.uint32)[: n_deals * n_slots].reshape(n_deals, n_slots)
     if known.ndim == 1:
-        known = np.broadcast_to(known, (n_deals, known.shape[0]))
-    out = np.empty(known.shape, dtype=np.int8)
-    rand = rng.integers(0, 1 << 32, size=known.shape, dtype=np.uint32)
-    _deal_kernel(np.ascontiguousarray(known), rand, out)
+        _deal_same_known(known, rand, out)
+    else:
+        if known.shape[0] != n_deals:
+            raise ValueError(f"known has {known.shape[0]} rows for {n_deals} deals")
+        _deal_kernel(np.ascontiguousarray(known), rand, out)
     return out

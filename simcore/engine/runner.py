@@ -73,6 +73,7 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
     acc = None
     merged = 0
     interrupted = False
+    error = None
     start = time.perf_counter()
     bar = _progress_bar(progress, n_deals, label)
     pending = {}
@@ -88,8 +89,15 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
                         pending[fut] = next_block
                         next_block += 1
                     finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        results[pending.pop(fut)] = fut.result()
+                    failed = None
+                    # In block order, so that an error in one block never hides an
+                    # earlier block that finished at the same moment.
+                    for fut in sorted(finished, key=pending.get):
+                        b = pending.pop(fut)
+                        if fut.exception() is None:
+                            results[b] = fut.result()
+                        elif failed is None:
+                            failed = fut
                     while merged in results:
                         part = results.pop(merged)
                         acc = part if acc is None else merge(acc, part)
@@ -99,8 +107,14 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
                         if done is not None and done(acc):
                             n_blocks = merged
                             break
+                    if failed is not None:
+                        failed.result()  # raises the block's error (or Ctrl-C) here
             except KeyboardInterrupt:
                 interrupted = True
+                for fut in pending:
+                    fut.cancel()
+            except Exception as e:  # a strategy's illegal action, say: keep what is done
+                error = e
                 for fut in pending:
                     fut.cancel()
     except KeyboardInterrupt:
@@ -117,7 +131,26 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
         block_size=bs,
     )
     info.n_deals = min(info.n_deals, n_deals)
+    if error is not None:
+        # The blocks merged before the error are not lost: callers attach them
+        # to the error as ``partial_result``.
+        error.partial = (acc, info)
+        raise error
     return acc, info
+
+
+def _run(job, n_deals, reduce, merge, done, threads, progress, make_result):
+    """_execute, then make_result(acc, info); on an error the finished part rides along."""
+    try:
+        acc, info = _execute(job, n_deals, reduce, merge, done, threads, progress, job.variant.name)
+    except Exception as e:
+        if hasattr(e, "partial"):
+            e.partial_result = make_result(*e.partial)
+            info = e.partial[1]
+            if hasattr(e, "add_note"):
+                e.add_note(f"{info.n_deals:,} deals finished before the error; see .partial_result")
+        raise
+    return make_result(acc, info)
 
 
 def _progress_bar(progress, total, label):
@@ -267,10 +300,10 @@ def simulate(
         o = outcomes[0]
         return SeatStats.of_block(o.shares, o.categories)
 
-    stats, info = _execute(job, n_deals, reduce, _merge_seat, done, threads, progress, v.name)
-    if stats is None:
-        stats = SeatStats(n_players)
-    return SimulationResult(v.name, n_players, int(seed), [spec_label(s) for s in lu], stats, info)
+    labels = [spec_label(s) for s in lu]
+    return _run(job, n_deals, reduce, _merge_seat, done, threads, progress,
+                lambda acc, info: SimulationResult(v.name, n_players, int(seed), labels,
+                                                   acc or SeatStats(n_players), info))
 
 
 # -- compare ------------------------------------------------------------------
@@ -363,11 +396,10 @@ def compare(
     def reduce(outcomes):
         return PairedStats.of_block(np.stack([o.shares[:, 0] for o in outcomes], axis=1))
 
-    stats, info = _execute(job, n_deals, reduce, _merge_paired, done, threads, progress, v.name)
-    stats = stats or PairedStats(2)
     field_label = spec_label(la[1]) if n_players > 1 else ""
-    return ComparisonResult(v.name, n_players, int(seed), spec_label(la[0]), spec_label(lb[0]),
-                            field_label, stats, info)
+    return _run(job, n_deals, reduce, _merge_paired, done, threads, progress,
+                lambda acc, info: ComparisonResult(v.name, n_players, int(seed), spec_label(la[0]),
+                                                   spec_label(lb[0]), field_label, acc or PairedStats(2), info))
 
 
 # -- analyze ------------------------------------------------------------------
@@ -461,7 +493,9 @@ def analyze(
     done = None
     if stop_early and len(forced) > 1:
         done = lambda acc: acc.n >= min_deals and acc.separated()  # noqa: E731
-    stats, info = _execute(job, n_deals, reduce, _merge_paired, done, threads, progress, v.name)
-    stats = stats or PairedStats(len(forced))
-    return AnalysisResult(v.name, n_players, int(seed), name, labels, stats, info,
-                          stats.separated() if len(forced) > 1 else True)
+    def make(acc, info):
+        stats = acc or PairedStats(len(forced))
+        return AnalysisResult(v.name, n_players, int(seed), name, labels, stats, info,
+                              stats.separated() if len(forced) > 1 else True)
+
+    return _run(job, n_deals, reduce, _merge_paired, done, threads, progress, make)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 Z95 = 1.959963984540054
 N_CATEGORIES = 9
@@ -48,18 +49,15 @@ class SeatStats:
 
     @classmethod
     def of_block(cls, shares: np.ndarray, categories: np.ndarray | None) -> "SeatStats":
+        """Sums of one block: shares (n, players) float64, categories (n, players) int8."""
         n, p = shares.shape
         s = cls(p)
         s.n = n
-        s.share_sum = shares.sum(axis=0)
-        s.share_sq = (shares**2).sum(axis=0)
-        s.wins = (shares == 1.0).sum(axis=0)
-        s.ties = ((shares > 0) & (shares < 1.0)).sum(axis=0)
-        if categories is not None and categories.size and categories.min() >= 0:
-            for seat in range(p):
-                s.categories[seat] = np.bincount(categories[:, seat], minlength=N_CATEGORIES)[:N_CATEGORIES]
-            best = np.argmax(shares, axis=1)
-            s.winning = np.bincount(categories[np.arange(n), best], minlength=N_CATEGORIES)[:N_CATEGORIES]
+        if categories is None:
+            categories = np.full((n, p), -1, np.int8)
+        (s.share_sum, s.share_sq, s.wins, s.ties, s.categories, s.winning) = _seat_sums(
+            np.ascontiguousarray(shares), np.ascontiguousarray(categories, dtype=np.int8)
+        )
         return s
 
     def merge(self, other: "SeatStats") -> None:
@@ -78,6 +76,41 @@ class SeatStats:
     def max_half_width(self) -> float:
         _, se = self.share()
         return float(np.max(Z95 * se)) if self.n > 1 else np.inf
+
+
+@njit(cache=True, nogil=True)
+def _seat_sums(shares, categories):
+    """One pass over a block: share sums, squares, wins, ties, categories.
+
+    The winning hand's category is that of the first seat with the top share;
+    rows with a category below 0 (none recorded) count in no histogram.
+    """
+    n, p = shares.shape
+    total = np.zeros(p)
+    squares = np.zeros(p)
+    wins = np.zeros(p, np.int64)
+    ties = np.zeros(p, np.int64)
+    cats = np.zeros((p, N_CATEGORIES), np.int64)
+    winning = np.zeros(N_CATEGORIES, np.int64)
+    for i in range(n):
+        best = 0
+        for j in range(p):
+            x = shares[i, j]
+            total[j] += x
+            squares[j] += x * x
+            if x == 1.0:
+                wins[j] += 1
+            elif x > 0.0:
+                ties[j] += 1
+            c = categories[i, j]
+            if c >= 0:
+                cats[j, c] += 1
+            if x > shares[i, best]:
+                best = j
+        c = categories[i, best]
+        if c >= 0:
+            winning[c] += 1
+    return total, squares, wins, ties, cats, winning
 
 
 @dataclass

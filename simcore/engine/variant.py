@@ -182,7 +182,6 @@ class Table:
         call entirely.
         """
         legal = obs["legal"]
-        n = legal.shape[0]
         forced = self.forced.get((seat, decision))
         if forced is not None and (forced >= 0).all():
             actions = np.asarray(forced, dtype=np.int64)
@@ -191,15 +190,26 @@ class Table:
             obs = dict(obs, seat=seat, n_players=self.n_players, decision=decision,
                        variant=self.variant.name)
             actions = check_actions(fn(obs, self.rngs[seat]), legal, name, decision)
-            if forced is not None:
-                actions = np.where(forced >= 0, forced, actions)
-        bad = ~legal[np.arange(n), actions]
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+            if forced is None:
+                return actions
+            actions = np.where(forced >= 0, forced, actions)
+        i = _first_illegal(actions, legal)
+        if i >= 0:
             raise StrategyError(
                 f"forced action {int(actions[i])} is illegal for {decision} of seat {seat} (deal {i})"
             )
         return actions
+
+
+@njit(cache=True, nogil=True)
+def _first_illegal(actions, legal):
+    """Index of the first action out of range or not legal in its row, else -1."""
+    n, k = legal.shape
+    for i in range(n):
+        a = actions[i]
+        if a < 0 or a >= k or not legal[i, a]:
+            return i
+    return -1
 
 
 def check_actions(actions, legal: np.ndarray, name: str, decision: str) -> np.ndarray:
@@ -215,18 +225,15 @@ def check_actions(actions, legal: np.ndarray, name: str, decision: str) -> np.nd
             f"strategy {name!r} for {decision} returned dtype {arr.dtype}; expected integers"
         )
     arr = arr.astype(np.int64, copy=False)
-    out = (arr < 0) | (arr >= n_actions)
-    if out.any():
-        i = int(np.flatnonzero(out)[0])
+    i = _first_illegal(arr, legal)
+    if i < 0:
+        return arr
+    if not 0 <= arr[i] < n_actions:
         raise StrategyError(
             f"strategy {name!r} for {decision} returned action {int(arr[i])} (deal {i}); "
             f"actions are 0..{n_actions - 1}"
         )
-    bad = ~legal[np.arange(n), arr]
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise StrategyError(
-            f"strategy {name!r} for {decision} returned illegal action {int(arr[i])} (deal {i}); "
-            f"legal there: {np.flatnonzero(legal[i]).tolist()}"
-        )
-    return arr
+    raise StrategyError(
+        f"strategy {name!r} for {decision} returned illegal action {int(arr[i])} (deal {i}); "
+        f"legal there: {np.flatnonzero(legal[i]).tolist()}"
+    )
