@@ -406,3 +406,11 @@ def test_discard_labels_name_cards_only_when_the_passes_are_fixed():
     known, _ = V.setup(3, hand="As Ks 9c", board="Qs Js 4h", passed="7d")
     assert [V.analysis_label("discard", a, known) for a in range(3)] == [
         "discard As", "discard Ks", "discard 9c"]
+
+
+def test_analysis_with_a_passed_card_asks_about_the_discard():
+    # The rule text's spot after the pass: A♠K♠ kept, 9♣ received, 7♦ passed.
+    r = simcore.analyze("estonian", 4, "As Ks 9c", "Qs Js 4h", extra={"passed": "7d"},
+                        n_deals=200_000, seed=5, progress=False)
+    assert r.decision == "discard"
+    assert r.table().action[0] == "discard 9c"

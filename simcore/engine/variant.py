@@ -121,6 +121,10 @@ class Variant:
         """A readable label for one action in one observation row."""
         return self.decision(decision).actions[action]
 
+    def default_decision(self, **extra) -> str:
+        """The decision a situation asks about when the user names none."""
+        return self.decisions[0].name
+
     def analysis_actions(self, decision: str, n_players: int, known: np.ndarray) -> list[int]:
         """The hero's actions to try in a decision analysis (default: all)."""
         return list(range(self.decision(decision).n_actions))

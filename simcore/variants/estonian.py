@@ -160,6 +160,10 @@ class EstonianTwist(Variant):
         self.place(known, _board_slots(n_players), board, "board")
         return known
 
+    def default_decision(self, passed=None, **extra) -> str:
+        """With the passed card known the pass is history: the discard is the question."""
+        return "discard" if passed is not None else "pass"
+
     def setup(self, n_players, hand=None, board=None, seat=0, passed=None, **extra):
         """Known slots and presets; with ``passed``, the situation at the discard.
 
