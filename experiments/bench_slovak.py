@@ -1,0 +1,164 @@
+"""Benchmark: Slovak Double Barrel deals per second, pvsim beside plain Python + eval7.
+
+Run ``python -m experiments.bench_slovak [--players 6] [--deals N] [--py-deals N]``.
+
+One run: pvsim plays ``--deals`` deals with every seat on the ``lower`` policy
+(both exchanges used, every card turned) at 1 thread and at 2 threads; a
+plain pure-Python implementation of the same game and the same policy, with
+eval7 for the showdown, plays ``--py-deals`` deals. Prints deals/s side by
+side with the ratios (target: at least 100x on 2 threads), then checks that
+both give the same per-seat shares within their intervals (4 standard errors
+of the difference). The ``thoughtful`` policy is timed in pvsim as well.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+
+TARGET_RATIO = 100.0
+
+
+def python_lower(n_players: int, n_deals: int, seed: int):
+    """Pure Python + eval7: every seat mucks its lower face-up card whenever it can.
+
+    Returns per-seat (mean share, standard error) and the seconds taken.
+    """
+    import eval7
+
+    from simcore.cards import card_to_str
+
+    cards = [eval7.Card(card_to_str(c)) for c in range(52)]
+    rng = random.Random(seed)
+    P = n_players
+    total = [0.0] * P
+    total_sq = [0.0] * P
+    start = time.perf_counter()
+    for _ in range(n_deals):
+        d = rng.sample(range(52), 4 * P + 5)
+        up = [[d[4 * p], d[4 * p + 1]] for p in range(P)]
+        down = [[d[4 * p + 2], d[4 * p + 3]] for p in range(P)]
+        left = [2] * P
+        board = d[4 * P:]
+        mucked = []
+        for _round in range(2):  # first exchange, flop, second exchange: seat order
+            for p in range(P):
+                if left[p] > 0:
+                    a = 0 if up[p][0] < up[p][1] else 1  # the lower card (rank, then suit)
+                    mucked.append(up[p][a])
+                    up[p][a] = down[p][2 - left[p]]
+                    left[p] -= 1
+        values = [eval7.evaluate([cards[c] for c in up[p] + board]) for p in range(P)]
+        best = max(values)
+        k = values.count(best)
+        for p in range(P):
+            if values[p] == best:
+                total[p] += 1.0 / k
+                total_sq[p] += 1.0 / (k * k)
+    seconds = time.perf_counter() - start
+    stats = []
+    for p in range(P):
+        mean = total[p] / n_deals
+        var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
+        stats.append((mean, math.sqrt(var / n_deals)))
+    return stats, seconds
+
+
+def pvsim_rate(n_players, n_deals, policy, threads, seed):
+    from simcore import simulate
+
+    r = simulate("slovak", n_players, n_deals, seed=seed, hero=policy, field=policy,
+                 threads=threads, progress=False)
+    return r, r.info.seconds
+
+
+def block_breakdown(n_players, policy, block=1 << 14, repeat=20):
+    """Milliseconds per block of deals, one thread: dealing, play, the run's reduction."""
+    import numpy as np
+
+    from simcore.engine.deal import block_seeds, deal
+    from simcore.engine.runner import Job
+    from simcore.engine.stats import SeatStats
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    v = get_variant("slovak")
+    known = np.full(v.n_slots(n_players), -1, np.int8)
+    job = Job(v, n_players, [lineup(v, n_players, policy, policy)], known, 1, block, [{}])
+    job.run_block(0, block)
+    t = {"deal": 0.0, "play": 0.0, "reduce": 0.0}
+    for b in range(repeat):
+        s0 = time.perf_counter()
+        cards = deal(known, block, np.random.Generator(np.random.PCG64(block_seeds(1, b)[0])))
+        s1 = time.perf_counter()
+        o = job.run_block(b, block)[0]  # deals again, then plays
+        s2 = time.perf_counter()
+        SeatStats.of_block(o.shares, o.categories)
+        s3 = time.perf_counter()
+        t["deal"] += s1 - s0
+        t["play"] += (s2 - s1) - (s1 - s0)
+        t["reduce"] += s3 - s2
+    del cards
+    return {k: 1e3 * x / repeat for k, x in t.items()}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.bench_slovak", description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--deals", type=int, default=4_000_000, help="pvsim deals per timing")
+    p.add_argument("--py-deals", type=int, default=100_000, help="pure-Python deals")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    P = args.players
+
+    from simcore.engine.runner import default_threads
+
+    t = time.perf_counter()
+    pvsim_rate(P, 20_000, "lower", 1, 0)  # load or compile the kernels
+    pvsim_rate(P, 20_000, "thoughtful", 1, 0)
+    warm = time.perf_counter() - t
+
+    print(f"Slovak Double Barrel, {P} players, every seat 'lower' (both exchanges used)\n")
+    py_stats, py_s = python_lower(P, args.py_deals, args.seed)
+    py_rate = args.py_deals / py_s
+    rows = [("pure Python + eval7", 1, args.py_deals, py_s, py_rate)]
+    results = {}
+    for threads in (1, 2):
+        r, s = pvsim_rate(P, args.deals, "lower", threads, args.seed)
+        results[threads] = r
+        rows.append(("pvsim", threads, args.deals, s, args.deals / s))
+    print(f"{'implementation':<22}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}")
+    for name, threads, n, s, rate in rows:
+        print(f"{name:<22}{threads:>8}{n:>12,}{s:>10.2f}{rate:>14,.0f}{rate / py_rate:>8.0f}x")
+    ratio2 = rows[-1][4] / py_rate
+    print(f"\n2-thread ratio {ratio2:.0f}x (target >= {TARGET_RATIO:.0f}x): "
+          + ("met" if ratio2 >= TARGET_RATIO else "NOT met"))
+    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_threads()})")
+
+    r, s = pvsim_rate(P, args.deals, "thoughtful", 2, args.seed)
+    print(f"\npvsim, every seat 'thoughtful', 2 threads: {args.deals / s:,.0f} deals/s")
+    ms = block_breakdown(P, "lower")
+    total = sum(ms.values())
+    print(f"one block of {1 << 14:,} deals, 1 thread: " + ", ".join(
+        f"{k} {v:.2f} ms ({100 * v / total:.0f}%)" for k, v in ms.items())
+        + f"; total {total:.2f} ms (engine: dealing and the run's reduction; the variant: play)")
+
+    print("\nagreement, per seat share (pvsim 2 threads vs pure Python), 4 standard errors:")
+    t = results[2].table()
+    ok = True
+    for seat in range(P):
+        a, sa = t.share[seat], t.stderr[seat]
+        b, sb = py_stats[seat]
+        z = (a - b) / math.hypot(sa, sb)
+        fine = abs(z) < 4
+        ok &= fine
+        print(f"  seat {seat}: pvsim {a:.4f} ± {1.96 * sa:.4f}   python {b:.4f} ± {1.96 * sb:.4f}   "
+              f"z = {z:+.2f} {'ok' if fine else 'DISAGREE'}")
+    print("agreement: " + ("all seats within 4 standard errors" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+"""Slovak Double Barrel: Hold'em with two face-up cards and two blind spares.
+
+Each player gets two cards face up (public) and two face down that nobody,
+the owner included, has seen. Before the flop and again after it, each
+player in seat order may muck one face-up card face up and turn the next
+face-down card up in its place. The hand is the best five of the two
+face-up cards and the five-card board; unused face-down cards are dead.
+
+Slots of a deal with ``P`` players: seat ``p`` holds ``up0, up1, down0,
+down1`` at ``4p .. 4p+3``; the board is ``4P .. 4P+4`` (flop first). Which
+face-down card a player turns is a fair coin since neither has been seen,
+so the engine simply turns ``down0`` first and ``down1`` second.
+
+A situation for :func:`simcore.analyze` is given as ``hand`` (seat 0's two
+face-up cards), ``board`` (the flop) and ``extra={"seen": ...}`` (the other
+seats' face-up cards, seat 1 first, two each). When a flop is given, the
+cards are read as they lie at the second exchange: seat 0 and every seat
+whose cards are given are taken to have declined the first exchange, unless
+``extra={"mucked": "4d"}`` says that seat 0 mucked that card at the first
+exchange and turned up the second card of ``hand`` in its place.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..cards import card_to_str, parse_cards
+from ..evaluate import _CARD_BIT, _CARD_KEY, _SUIT_START, _value_high
+from ..engine.variant import Decision, Outcome, Variant, pot_shares
+
+DECLINE, MUCK0, MUCK1 = 0, 1, 2
+_ROUNDS = ("exchange1", "exchange2")
+
+_OBSERVATION = (
+    "up (n, P, 2) int8: every player's face-up cards now, after the exchanges of the "
+    "seats that acted before this one; "
+    "mucked (n, 2P) int8: the cards mucked face up so far, in the order they were mucked, "
+    "-1 padded; "
+    "board (n, 3) int8: the flop at the second exchange, all -1 at the first; "
+    "history (n, P) int8: this round's action of each seat that has acted, -1 for seats "
+    "still to act; "
+    "round1 (n, P) int8: every seat's first-exchange action at the second exchange, all -1 "
+    "at the first; "
+    "downs_left (n, P) int8: face-down cards each player still holds (public); "
+    "legal (n, 3) bool; plus seat, n_players. Arrays are read-only snapshots; face-down "
+    "cards never appear."
+)
+_ACTIONS = ("decline", "muck card 0", "muck card 1")
+
+
+def exchange_legal(downs_left: np.ndarray) -> np.ndarray:
+    """Legal actions (n, 3) bool: decline always; a muck only with a face-down card left.
+
+    >>> exchange_legal(np.array([2, 0])).tolist()
+    [[True, True, True], [True, False, False]]
+    """
+    downs_left = np.ascontiguousarray(downs_left, dtype=np.int8)
+    legal = np.empty((downs_left.shape[0], 3), dtype=np.bool_)
+    _legal_kernel(downs_left, legal)
+    return legal
+
+
+@njit(cache=True, nogil=True)
+def _legal_kernel(downs_left, legal):
+    for i in range(downs_left.shape[0]):
+        ok = downs_left[i] > 0
+        legal[i, 0] = True
+        legal[i, 1] = ok
+        legal[i, 2] = ok
+
+
+@njit(cache=True, nogil=True)
+def _showdown_values(up, cards, values):
+    """Hand values (n, P): best five of each seat's two face-up cards and the board.
+
+    The board's key is summed once per deal and each seat adds its two cards
+    (the evaluator's own keys and value function, so values match
+    :func:`simcore.evaluate.evaluate_hands`).
+    """
+    n, P = up.shape[0], up.shape[1]
+    for i in range(n):
+        bkey = _SUIT_START
+        bbits = np.uint64(0)
+        for j in range(4 * P, 4 * P + 5):
+            c = cards[i, j]
+            bkey += _CARD_KEY[c]
+            bbits |= _CARD_BIT[c]
+        for p in range(P):
+            a, b = up[i, p, 0], up[i, p, 1]
+            values[i, p] = _value_high(bkey + _CARD_KEY[a] + _CARD_KEY[b],
+                                       bbits | _CARD_BIT[a] | _CARD_BIT[b])
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only snapshot: a strategy may keep it, and cannot change it."""
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _exchange_kernel(cards, p, actions, up, downs_left, mucked, n_mucked):
+    """Apply seat p's actions: muck the chosen face-up card, turn the next face-down one."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a > 0:
+            pos = a - 1
+            mucked[i, n_mucked[i]] = up[i, p, pos]
+            n_mucked[i] += 1
+            up[i, p, pos] = cards[i, 4 * p + 4 - downs_left[i, p]]  # down0, then down1
+            downs_left[i, p] -= 1
+
+
+def _decision(name: str, when: str) -> Decision:
+    return Decision(
+        name, 3, _ACTIONS,
+        f"{when}: decline, or muck face-up card 0 or 1 and turn up a face-down card in its place",
+        _OBSERVATION,
+    )
+
+
+class SlovakDoubleBarrel(Variant):
+    name = "slovak"
+    title = "Slovak Double Barrel"
+    min_players = 2
+    max_players = 11  # 4N + 5 <= 52
+    decisions = (
+        _decision("exchange1", "before the flop, in seat order"),
+        _decision("exchange2", "after the flop, in seat order"),
+    )
+    hand_size = 2
+
+    def n_slots(self, n_players: int) -> int:
+        return 4 * n_players + 5
+
+    # -- situations ------------------------------------------------------------
+    def known_slots(self, n_players, hand=None, board=None, seat=0, seen=None, mucked=None, **extra):
+        """Fix ``seat``'s face-up cards, the board, and the others' face-up cards.
+
+        ``seen`` lists the other seats' face-up cards, two per seat, in seat
+        order from ``seat + 1`` (seat 1 first for seat 0). ``mucked`` is the
+        card ``seat`` mucked at the first exchange; the second card of
+        ``hand`` is then the one turned up in its place.
+        """
+        if extra:
+            raise ValueError(f"unknown options for {self.title}: {', '.join(sorted(extra))} "
+                             "(it takes seen and mucked)")
+        P = n_players
+        known = np.full(self.n_slots(P), -1, dtype=np.int8)
+        base = 4 * seat
+        if mucked is not None:
+            m = parse_cards(mucked)
+            h = parse_cards(hand) if hand is not None else np.zeros(0, np.int8)
+            if len(m) != 1:
+                raise ValueError(f"mucked: one card (the one mucked at the first exchange), got {len(m)}")
+            if len(h) != 2:
+                raise ValueError("mucked needs both face-up cards in hand (the second is the one turned up)")
+            # The turned card came from down0 and took the mucked card's place (up1).
+            known[[base, base + 1, base + 2]] = [h[0], m[0], h[1]]
+        else:
+            self.place(known, [base, base + 1], hand, "hand")
+        if seen is not None:
+            others = [(seat + k) % P for k in range(1, P)]
+            slots = [4 * q + j for q in others for j in (0, 1)]
+            self.place(known, slots, seen, "seen (the other players' face-up cards)")
+        self.place(known, list(range(4 * P, 4 * P + 5)), board, "board")
+        return known
+
+    def setup(self, n_players, hand=None, board=None, seat=0, **extra):
+        """Known slots plus the first-exchange actions a flop situation implies.
+
+        With a flop (or ``mucked``) the given cards are those at the second
+        exchange: seat ``seat`` declined the first exchange (or mucked the
+        ``mucked`` card, action 2), and so did each seat whose two face-up
+        cards are given. Analysing ``exchange1`` overrides seat ``seat``'s preset.
+        """
+        known = self.known_slots(n_players, hand=hand, board=board, seat=seat, **extra)
+        presets = {}
+        P = n_players
+        if (known[4 * P: 4 * P + 3] >= 0).any() or extra.get("mucked") is not None:
+            presets[(seat, "exchange1")] = MUCK1 if extra.get("mucked") is not None else DECLINE
+            for q in range(P):
+                if q != seat and known[4 * q] >= 0 and known[4 * q + 1] >= 0:
+                    presets[(q, "exchange1")] = DECLINE
+        return known, presets
+
+    # -- the game ------------------------------------------------------------------
+    def play(self, cards, n_players, table):
+        P = n_players
+        n = cards.shape[0]
+        cards = np.ascontiguousarray(cards)
+        up = cards[:, : 4 * P].reshape(n, P, 4)[:, :, :2].copy()
+        downs_left = np.full((n, P), 2, np.int8)
+        mucked = np.full((n, 2 * P), -1, np.int8)
+        n_mucked = np.zeros(n, np.int64)
+        board = cards[:, 4 * P: 4 * P + 5]
+        round1 = np.full((n, P), -1, np.int8)
+        for r, decision in enumerate(_ROUNDS):
+            # constant within a round: one read-only snapshot serves every seat
+            flop = _frozen(board[:, :3] if r == 1 else np.full((n, 3), -1, np.int8))
+            round1 = _frozen(round1)
+            history = np.full((n, P), -1, np.int8)
+            for p in range(P):
+                obs = {
+                    "up": _frozen(up), "mucked": _frozen(mucked), "board": flop,
+                    "history": _frozen(history), "round1": round1,
+                    "downs_left": _frozen(downs_left), "legal": exchange_legal(downs_left[:, p]),
+                }
+                actions = table.act(p, decision, obs)
+                history[:, p] = actions
+                # the face-down cards stay in ``cards``, which no strategy sees
+                _exchange_kernel(cards, p, actions, up, downs_left, mucked, n_mucked)
+            round1 = history
+        values = np.empty((n, P), np.int32)
+        _showdown_values(up, cards, values)
+        return Outcome(pot_shares(values), (values >> 12).astype(np.int8))
+
+    # -- rollouts ----------------------------------------------------------------
+    def situation(self, decision, obs, n_players):
+        """Rebuild the dealt slots the public state implies; face-down cards stay -1.
+
+        Each exchange is undone backwards from the current face-up cards: the
+        card now in the exchanged position came from the next face-down slot,
+        and the card mucked then (the mucked row is in acting order) was the
+        one dealt there. Replaying the public actions by forcing them then
+        reproduces every face-up card and the muck exactly.
+        """
+        P = n_players
+        self.decision(decision)
+        up, mucked = obs["up"], obs["mucked"]
+        seat = int(obs["seat"])
+        n = up.shape[0]
+        rows = np.arange(n)
+        rnd = _ROUNDS.index(decision)
+        acts = []  # (round, seat, actions) in acting order
+        if rnd == 1:
+            acts += [(0, q, obs["round1"][:, q].astype(np.int64)) for q in range(P)]
+        acts += [(rnd, q, obs["history"][:, q].astype(np.int64)) for q in range(seat)]
+        taken = np.zeros(n, np.int64)
+        muck_of = {}
+        for r, q, a in acts:
+            ex = a > 0
+            muck_of[(r, q)] = np.where(ex, mucked[rows, np.minimum(taken, 2 * P - 1)], -1)
+            taken += ex
+        known = np.full((n, self.n_slots(P)), -1, np.int8)
+        for q in range(P):
+            cur = up[:, q, :].astype(np.int8).copy()
+            own = [(r, a) for r, qq, a in acts if qq == q]
+            first = own[0][1] if own and own[0][0] == 0 else np.zeros(n, np.int64)
+            down = np.full((n, 2), -1, np.int8)
+            for r, a in reversed(own):
+                ex = rows[a > 0]
+                pos = a[ex] - 1
+                k = (first[ex] > 0).astype(np.int64) if r == 1 else np.zeros(ex.size, np.int64)
+                down[ex, k] = cur[ex, pos]
+                cur[ex, pos] = muck_of[(r, q)][ex]
+            known[:, 4 * q: 4 * q + 2] = cur
+            known[:, 4 * q + 2: 4 * q + 4] = down
+        if rnd == 1:
+            known[:, 4 * P: 4 * P + 3] = obs["board"]
+        forced = {(q, _ROUNDS[r]): a for r, q, a in acts}
+        return known, forced
+
+    # -- labels ------------------------------------------------------------------
+    def action_label(self, decision, obs, row, action):
+        if action == DECLINE:
+            return "decline"
+        return "muck " + card_to_str(int(obs["up"][row, obs["seat"], action - 1]))
+
+    def analysis_label(self, decision, action, known):
+        if action == DECLINE:
+            return "decline"
+        cur = [int(known[0]), int(known[1])]
+        if decision == "exchange2" and known[2] >= 0:
+            cur[1] = int(known[2])  # the card turned up at the first exchange
+        card = cur[action - 1]
+        return f"muck {card_to_str(card)}" if card >= 0 else f"muck card {action - 1}"
