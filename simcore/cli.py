@@ -50,6 +50,7 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     p.add_argument("--board", help="known board cards, first ones first")
     p.add_argument("--seen", help="slovak: the other players' face-up cards, seat 1 first")
     p.add_argument("--passed", help="estonian: the card seat 0 passed (with --hand = cards held at the discard)")
+    p.add_argument("--mucked", help="slovak: the card seat 0 mucked at the first exchange (with --board)")
     p.add_argument("--threads", "-t", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384; changes the random stream)")
     p.add_argument("--format", "-f", choices=FORMATS, default="table", help="output format (default table)")
@@ -166,7 +167,7 @@ def _seat_specs(items) -> dict:
 
 
 def _common(args) -> dict:
-    extra = {k: getattr(args, k) for k in ("seen", "passed") if getattr(args, k, None)}
+    extra = {k: getattr(args, k) for k in ("seen", "passed", "mucked") if getattr(args, k, None)}
     kw = dict(
         seed=args.seed, field=args.field, seats=_seat_specs(args.seat), hand=args.hand,
         board=args.board, threads=args.threads, progress=False if args.no_progress else None,
