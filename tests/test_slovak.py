@@ -419,3 +419,13 @@ def test_analysis_situations_fix_cards_and_earlier_exchanges():
     assert [V.analysis_label("exchange2", a, known) for a in range(3)] == ["decline", "muck 9s", "muck Ks"]
     with pytest.raises(ValueError, match="passed"):
         V.setup(3, hand="9s 4d", passed="2c")
+
+
+def test_analysis_with_the_flop_asks_about_the_second_exchange():
+    # The rule text's spot: 4d mucked, Ks turned up, flop Kh 9d 2c: two pair, so keep both.
+    r = analyze("slovak", 4, "9s Ks", "Kh 9d 2c", extra={"mucked": "4d"},
+                        n_deals=100_000, seed=3, progress=False)
+    assert r.decision == "exchange2"
+    assert r.table().action[0] == "decline"
+    r1 = analyze("slovak", 4, "9s 4d", n_deals=100_000, seed=3, progress=False)
+    assert r1.decision == "exchange1"

@@ -476,7 +476,7 @@ def analyze(
 
     lu = lineup(v, n_players, hero, field, seats)
     if v.decisions:
-        dec = v.decision(decision or v.default_decision(**(extra or {})))
+        dec = v.decision(decision or v.default_decision(board=board, **(extra or {})))
         actions = v.analysis_actions(dec.name, n_players, known)
         labels = [v.analysis_label(dec.name, a, known) for a in actions]
         forced = [{**presets, (0, dec.name): a} for a in actions]

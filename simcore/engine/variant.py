@@ -121,7 +121,7 @@ class Variant:
         """A readable label for one action in one observation row."""
         return self.decision(decision).actions[action]
 
-    def default_decision(self, **extra) -> str:
+    def default_decision(self, board=None, **extra) -> str:
         """The decision a situation asks about when the user names none."""
         return self.decisions[0].name
 

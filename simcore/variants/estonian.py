@@ -160,7 +160,7 @@ class EstonianTwist(Variant):
         self.place(known, _board_slots(n_players), board, "board")
         return known
 
-    def default_decision(self, passed=None, **extra) -> str:
+    def default_decision(self, board=None, passed=None, **extra) -> str:
         """With the passed card known the pass is history: the discard is the question."""
         return "discard" if passed is not None else "pass"
 

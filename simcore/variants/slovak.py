@@ -166,6 +166,13 @@ class SlovakDoubleBarrel(Variant):
         self.place(known, list(range(4 * P, 4 * P + 5)), board, "board")
         return known
 
+    def default_decision(self, board=None, mucked=None, **extra) -> str:
+        """A situation with the flop (or a first-round muck) asks about the second exchange."""
+        from ..cards import parse_cards
+
+        has_flop = board is not None and len(parse_cards(board, allow_empty=True)) >= 3
+        return "exchange2" if has_flop or mucked is not None else "exchange1"
+
     def setup(self, n_players, hand=None, board=None, seat=0, **extra):
         """Known slots plus the first-exchange actions a flop situation implies.
 
