@@ -79,16 +79,22 @@ def _rank_slot(key):
 
 
 @njit(cache=True, inline="always")
+def _flush_ranks(flags, bits):
+    """The 13-bit rank set of the suit whose counter flags five or more cards."""
+    s = 0
+    while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
+        s += 1
+    return (bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)
+
+
+@njit(cache=True, inline="always")
 def _value_high(key, bits):
     """Value of a 5-7 card hand from its summed key and card-bit set."""
     flags = key & _FLUSH_FLAGS
     if flags:
         # With at most seven cards a flush beats any pair-based hand, so the
         # flush suit alone decides.
-        s = 0
-        while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
-            s += 1
-        return np.int32(_FLUSH_HIGH[(bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)])
+        return np.int32(_FLUSH_HIGH[_flush_ranks(flags, bits)])
     return np.int32(_RANK_HIGH[_rank_slot(key)])
 
 
@@ -97,10 +103,7 @@ def _value_low5(key, bits):
     """Inverted ace-to-six value of exactly five cards."""
     flags = key & _FLUSH_FLAGS
     if flags:
-        s = 0
-        while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
-            s += 1
-        v = np.int32(_FLUSH_LOW[(bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)])
+        v = np.int32(_FLUSH_LOW[_flush_ranks(flags, bits)])
     else:
         v = np.int32(_RANK_LOW[_rank_slot(key)])
     return _LOW_TOP - 1 - v
