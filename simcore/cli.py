@@ -29,6 +29,7 @@ other seat, --seat K=SPEC one seat.
 """
 
 FORMATS = ("table", "csv", "json", "markdown")
+PRECISION_CAP = 1_000_000_000
 
 
 def _version() -> str:
@@ -40,8 +41,10 @@ def _version() -> str:
 def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     p.add_argument("variant", help="holdem, estonian or slovak")
     p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
-    p.add_argument("--deals", "-d", type=int, default=deals_default,
-                   help=f"deals to play; with --precision, the cap (default {deals_default:,})")
+    p.add_argument("--deals", "-d", type=int, default=None,
+                   help=f"deals to play (default {deals_default:,}); with --precision, the cap "
+                        f"(default {PRECISION_CAP:,})")
+    p.set_defaults(deals_default=deals_default)
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same numbers")
     p.add_argument("--field", help="policy spec for every seat but 0")
     p.add_argument("--seat", action="append", default=[], metavar="K=SPEC",
@@ -166,6 +169,13 @@ def _seat_specs(items) -> dict:
     return out
 
 
+def _deals(args) -> int:
+    """--deals, or the default: a fixed count, or the cap when --precision decides."""
+    if args.deals is not None:
+        return args.deals
+    return PRECISION_CAP if getattr(args, "precision", None) else args.deals_default
+
+
 def _common(args) -> dict:
     extra = {k: getattr(args, k) for k in ("seen", "passed", "mucked") if getattr(args, k, None)}
     kw = dict(
@@ -188,7 +198,7 @@ def _interrupt_note(info) -> str:
 def cmd_simulate(args) -> int:
     from simcore.engine import simulate
 
-    r = simulate(args.variant, args.players, args.deals, hero=args.hero, precision=args.precision,
+    r = simulate(args.variant, args.players, _deals(args), hero=args.hero, precision=args.precision,
                  **_common(args))
     df = r.table()
     header = (f"{r.variant}, {r.n_players} players, {r.n_deals:,} deals, seed {r.seed} "
@@ -203,7 +213,7 @@ def cmd_simulate(args) -> int:
 def cmd_compare(args) -> int:
     from simcore.engine import compare
 
-    r = compare(args.variant, args.players, args.deals, a=args.a, b=args.b, precision=args.precision,
+    r = compare(args.variant, args.players, _deals(args), a=args.a, b=args.b, precision=args.precision,
                 **_common(args))
     d = r.to_dict()
     header = (f"{r.variant}, {r.n_players} players, seat 0: a={r.a} vs b={r.b}; field {r.field}; "
@@ -220,7 +230,7 @@ def cmd_analyze(args) -> int:
     hand, board = kw.pop("hand"), kw.pop("board")
     if hand is None:
         raise ValueError("analyze needs --hand (seat 0's cards)")
-    r = analyze(args.variant, args.players, hand, board, decision=args.decision, n_deals=args.deals,
+    r = analyze(args.variant, args.players, hand, board, decision=args.decision, n_deals=_deals(args),
                 min_deals=args.min_deals, hero=args.hero, stop_early=not args.no_stop, **kw)
     d = r.to_dict()
     verdict = "best separated at 95%" if r.separated else "NOT separated at 95% (more --deals?)"

@@ -113,3 +113,11 @@ def test_bad_input_exits_2_naming_the_value(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert needle in err and "Traceback" not in err
+
+
+def test_precision_without_deals_runs_until_precise(capsys):
+    code, out, _ = run(capsys, "simulate", "holdem", "--players", "3", "--precision", "0.004",
+                       "--format", "json", "--no-progress")
+    d = json.loads(out)
+    assert code == 0 and d["deals"] < 1_000_000
+    assert all(1.959964 * s["stderr"] <= 0.004 for s in d["seats"])
