@@ -28,7 +28,6 @@ import platform
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -222,10 +221,10 @@ def situation_rows(n_players, n_deals, k, threads, seed, block=2000):
     """Per situation: how often it occurs, what rollout passes, and its gain over lowest."""
     import pandas as pd
 
-    jobs = [(b, min(block, n_deals - b * block), n_players, k, seed)
-            for b in range((n_deals + block - 1) // block)]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        parts = list(pool.map(_situation_block, jobs))
+    from simcore.engine import map_blocks
+
+    parts, _ = map_blocks(lambda b, n: [_situation_block((b, n, n_players, k, seed))], n_deals, block,
+                          lambda acc, part: acc + part, threads=threads)
     hands = np.concatenate([p[0] for p in parts])
     flops = np.concatenate([p[1] for p in parts])
     acts = np.concatenate([p[2] for p in parts])

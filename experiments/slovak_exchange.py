@@ -32,7 +32,6 @@ import platform
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -68,14 +67,10 @@ def _z():
 
 
 def _run_blocks(run_block, n_deals, block, threads, merge):
-    """Run ``run_block(b, n)`` over blocks on a pool; merge results in block order."""
-    n_blocks = (n_deals + block - 1) // block
-    sizes = [min(block, n_deals - b * block) for b in range(n_blocks)]
-    acc = None
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for part in pool.map(run_block, range(n_blocks), sizes):
-            acc = part if acc is None else merge(acc, part)
-    return acc
+    """The engine's ordered block loop (map_blocks) with this experiment's reduction."""
+    from simcore.engine import map_blocks
+
+    return map_blocks(run_block, n_deals, block, merge, threads=threads)[0]
 
 
 # -- 1. policies against fields ----------------------------------------------------------

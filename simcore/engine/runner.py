@@ -65,10 +65,23 @@ class RunInfo:
     block_size: int
 
 
-def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, label):
-    """Run blocks on a pool, merge in order; stop at n_deals or when done(acc)."""
+def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None, done=None,
+               progress=False, label: str = "", seed: int = 0):
+    """Run ``run_block(b, n)`` for every block on a thread pool; merge in block order.
+
+    This is the engine's execution loop, public for experiments that need their
+    own per-block reduction (block b covers deals b*block_size onwards, n of them).
+    At most 2 x threads blocks are in flight, so memory stays flat; ``done(acc)``
+    may stop the run early (checked on the merged prefix, so the stop is the same
+    at any thread count). Ctrl-C keeps the merged prefix and flags the run
+    interrupted; another error is raised with ``.partial = (acc, info)``.
+
+    Returns
+    -------
+    (acc, RunInfo): the merged result (None if no block finished) and run facts.
+    """
     threads = threads or default_threads()
-    bs = job.block_size
+    bs = int(block_size)
     n_blocks = (n_deals + bs - 1) // bs
     acc = None
     merged = 0
@@ -85,7 +98,7 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
                 while merged < n_blocks:
                     while next_block < n_blocks and len(pending) + len(results) < 2 * threads:
                         n = min(bs, n_deals - next_block * bs)
-                        fut = pool.submit(lambda b=next_block, n=n: reduce(job.run_block(b, n)))
+                        fut = pool.submit(run_block, next_block, n)
                         pending[fut] = next_block
                         next_block += 1
                     finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -127,7 +140,7 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
         seconds=time.perf_counter() - start,
         interrupted=interrupted,
         threads=threads,
-        seed=job.seed,
+        seed=seed,
         block_size=bs,
     )
     info.n_deals = min(info.n_deals, n_deals)
@@ -137,6 +150,12 @@ def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, lab
         error.partial = (acc, info)
         raise error
     return acc, info
+
+
+def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, label):
+    """A job's blocks through map_blocks, each reduced to its statistics."""
+    return map_blocks(lambda b, n: reduce(job.run_block(b, n)), n_deals, job.block_size, merge,
+                      threads=threads, done=done, progress=progress, label=label, seed=job.seed)
 
 
 def _run(job, n_deals, reduce, merge, done, threads, progress, make_result):
