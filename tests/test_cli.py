@@ -48,6 +48,11 @@ def test_simulate_json_contract(capsys, tmp_path):
     assert "pass=highest" in d["seats"][0]["strategy"]
     assert "pass=random" in d["seats"][2]["strategy"]
     assert sum(s["share"] for s in d["seats"]) == pytest.approx(1.0)
+    # Final hand categories per seat and of the winning hand: rates that sum to 1.
+    for s in d["seats"]:
+        assert sum(s["categories"].values()) == pytest.approx(1.0)
+    assert sum(d["winning_categories"].values()) == pytest.approx(1.0)
+    assert d["winning_categories"]["high card"] < d["seats"][0]["categories"]["high card"]
 
 
 @pytest.mark.parametrize("fmt,marker", [("csv", "seat,strategy"), ("markdown", "| seat |"), ("table", "share")])

@@ -240,17 +240,23 @@ class SimulationResult:
         return pd.concat([df, win], ignore_index=True)
 
     def to_dict(self) -> dict:
+        from ..evaluate import CATEGORY_NAMES
+
         rows = self.table().to_dict(orient="records")
         seats = [
             {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items() if k != "n"}
             for r in rows
         ]
+        n = max(self.stats.n, 1)
+        for seat, counts in zip(seats, self.stats.categories):
+            seat["categories"] = {name: int(c) / n for name, c in zip(CATEGORY_NAMES, counts)}
         return {
             "variant": self.variant,
             "players": self.n_players,
             "deals": int(self.stats.n),
             "seed": self.seed,
             "seats": seats,
+            "winning_categories": {name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.winning)},
             "interrupted": self.info.interrupted,
             "seconds": round(self.info.seconds, 3),
             "threads": self.info.threads,
