@@ -12,6 +12,7 @@ freezes into the compiled (and cached) code.
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 
 import numba
@@ -315,7 +316,10 @@ def evaluate_hands(cards, threads: int | None = None, check: bool = True) -> np.
     arr = _as_batch(cards, (5, 6, 7), "evaluate_hands", check)
     out = np.empty(arr.shape[0], dtype=np.int32)
     n_threads = numba.get_num_threads() if threads is None else int(threads)
-    if n_threads <= 1 or arr.shape[0] < 20000:
+    # Numba's default (workqueue) threading layer must not be entered from two
+    # threads at once: off the main thread (a strategy inside a run's worker
+    # pool, say) the evaluation stays serial; the run is parallel already.
+    if n_threads <= 1 or arr.shape[0] < 20000 or threading.current_thread() is not threading.main_thread():
         _eval_high_rows(arr, out)
     else:
         prev = numba.get_num_threads()

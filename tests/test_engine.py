@@ -297,3 +297,20 @@ def test_analysis_of_holdem_is_the_equity():
     d = r.to_dict()
     assert d["options"][0]["action"] == "play"
     assert abs(d["options"][0]["share"] - 0.852037) < 4 * d["options"][0]["stderr"]
+
+
+def test_a_strategy_may_evaluate_big_batches_inside_a_parallel_run(register_for_test):
+    # evaluate_hands is parallel on the main thread; inside the run's worker threads it
+    # stays serial. Under numba's workqueue threading layer (used where neither OpenMP
+    # nor TBB is available) two threads entering a parallel kernel at once abort the
+    # process; with OpenMP this test passes either way, but checks the run completes.
+    def evaluating(obs, rng):
+        n = len(obs["legal"])
+        seven = np.random.default_rng(0).random((max(n, 30_000), 52)).argpartition(7, axis=1)[:, :7]
+        simcore.evaluate_hands(seven)
+        return np.zeros(n, dtype=np.int64)
+
+    register_for_test("estonian", "pass", "test-evaluating", "evaluates a big batch", evaluating)
+    r = simulate("estonian", 3, 4 * 1024, seed=1, hero="pass=test-evaluating", threads=2,
+                 block_size=1024, progress=False)
+    assert r.n_deals == 4 * 1024
