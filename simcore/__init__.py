@@ -17,3 +17,14 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 from .engine import analyze, compare, simulate  # noqa: E402
 from .variants import all_variants, get_variant  # noqa: E402
+
+__all__ = [
+    # cards
+    "N_CARDS", "RANKS", "SUITS", "parse_cards", "format_cards", "card_from_str", "card_to_str",
+    "check_distinct", "rank_of", "suit_of",
+    # evaluation
+    "CATEGORY_NAMES", "evaluate_hands", "evaluate_hand", "hand_category", "describe_hand",
+    "evaluate_omaha", "evaluate_low_a6", "low_category", "group_choices", "evaluate_choices",
+    # runs and variants
+    "simulate", "compare", "analyze", "get_variant", "all_variants", "__version__",
+]

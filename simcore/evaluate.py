@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .cards import RANKS, check_distinct, parse_cards, rank_name
+from .cards import parse_cards, rank_name
 
 __all__ = [
     "CATEGORY_NAMES",

@@ -6,7 +6,7 @@ are normal 95% intervals on the mean of per-deal results (n is large).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
