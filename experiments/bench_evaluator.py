@@ -217,18 +217,13 @@ def report(res: dict) -> str:
 
 
 def provenance() -> dict:
-    from importlib.metadata import version
+    from .provenance import git_commit, versions
 
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        commit = ""
     return dict(
         command=" ".join([Path(sys.executable).name, "-m", "experiments.bench_evaluator", *sys.argv[1:]]),
-        commit=commit, python=platform.python_version(), machine=platform.processor() or platform.machine(),
+        commit=git_commit(), machine=platform.processor() or platform.machine(),
         cpus=os.cpu_count(), numba_threads=numba.get_num_threads(),
-        versions={p: version(p) for p in ("numpy", "numba", "eval7", "phevaluator")},
+        versions=versions("eval7", "phevaluator"),
     )
 
 

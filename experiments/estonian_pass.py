@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "estonian"
@@ -322,21 +322,8 @@ def plot_rollout_pass(df, path):
 # -- the run --------------------------------------------------------------------------------------
 
 
-def _versions():
-    import matplotlib
-    import numba
-    import pandas
-
-    return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-            "pandas": pandas.__version__, "matplotlib": matplotlib.__version__}
 
 
-def _git_commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def headline(df):
@@ -391,7 +378,7 @@ def main(argv=None):
         "rollout_pass": {"players": cfg["situation_players"], "deals": cfg["situation_deals"],
                          "rollout_k": cfg["rollout_k"], "seed": args.seed + 100,
                          "seconds": round(t2 - t1, 1)},
-        "git_commit": _git_commit(), "versions": _versions(),
+        "git_commit": git_commit(), "versions": versions(),
         "seconds": round(t2 - t0, 1),
         "files": ["policies.csv", "share_by_players.png", "rollout_pass.csv", "rollout_pass.png"],
     }

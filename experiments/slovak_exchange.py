@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from numba import njit
+
+from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "slovak"
@@ -542,24 +542,6 @@ def plot_exchange2(df, path):
 # -- main -------------------------------------------------------------------------------------
 
 
-def _git_commit():
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout.strip()
-        return commit + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _versions():
-    import matplotlib
-    import numba
-    import pandas
-
-    return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-            "pandas": pandas.__version__, "matplotlib": matplotlib.__version__}
 
 
 def main(argv=None) -> int:
@@ -587,7 +569,7 @@ def main(argv=None) -> int:
         "command": " ".join(["python -m experiments.slovak_exchange"] + list(argv if argv is not None
                                                                            else sys.argv[1:])),
         "mode": "full" if args.full else "quick", "seed": args.seed, "threads": threads,
-        "git_commit": _git_commit(), "versions": _versions(), "config": cfg, "studies": {},
+        "git_commit": git_commit(), "versions": versions(), "config": cfg, "studies": {},
     }
     prov_path = out / "provenance.json"
     if prov_path.exists():
