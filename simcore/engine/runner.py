@@ -185,7 +185,8 @@ def _progress_bar(progress, total, label):
     return tqdm(total=total, desc=label, unit="deal", unit_scale=True, delay=1.0, leave=False)
 
 
-def _merge_seat(a, b):
+def _merge(a, b):
+    """Fold block statistics ``b`` into ``a`` (SeatStats or PairedStats)."""
     a.merge(b)
     return a
 
@@ -326,7 +327,7 @@ def simulate(
         return SeatStats.of_block(o.shares, o.categories)
 
     labels = [spec_label(s) for s in lu]
-    return _run(job, n_deals, reduce, _merge_seat, done, threads, progress,
+    return _run(job, n_deals, reduce, _merge, done, threads, progress,
                 lambda acc, info: SimulationResult(v.name, n_players, int(seed), labels,
                                                    acc or SeatStats(n_players), info))
 
@@ -391,11 +392,6 @@ class ComparisonResult:
         )
 
 
-def _merge_paired(a, b):
-    a.merge(b)
-    return a
-
-
 def compare(
     variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, a=None, b=None, field=None,
     seats=None, hand=None, board=None, known=None, threads=None, precision=None,
@@ -422,7 +418,7 @@ def compare(
         return PairedStats.of_block(np.stack([o.shares[:, 0] for o in outcomes], axis=1))
 
     field_label = spec_label(la[1]) if n_players > 1 else ""
-    return _run(job, n_deals, reduce, _merge_paired, done, threads, progress,
+    return _run(job, n_deals, reduce, _merge, done, threads, progress,
                 lambda acc, info: ComparisonResult(v.name, n_players, int(seed), spec_label(la[0]),
                                                    spec_label(lb[0]), field_label, acc or PairedStats(2), info))
 
@@ -523,4 +519,4 @@ def analyze(
         return AnalysisResult(v.name, n_players, int(seed), name, labels, stats, info,
                               stats.separated() if len(forced) > 1 else True)
 
-    return _run(job, n_deals, reduce, _merge_paired, done, threads, progress, make)
+    return _run(job, n_deals, reduce, _merge, done, threads, progress, make)
