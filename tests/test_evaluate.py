@@ -315,6 +315,41 @@ def test_bad_cards(func, arr, pattern):
         func(arr)
 
 
+def test_batch_check_finds_every_planted_error():
+    # The fast validity pass must flag exactly the batches that the slow
+    # card-by-card search finds fault with (and the message names the card).
+    from simcore.evaluate import _cards_valid, _first_bad_card
+
+    rng = np.random.default_rng(11)
+    hands = random_hands(2000, 7, seed=5)
+    assert _cards_valid(hands)
+    for trial in range(300):
+        bad = hands.copy()
+        i, j = rng.integers(0, len(bad)), rng.integers(0, 7)
+        kind = trial % 3
+        if kind == 0:  # a repeated card, in any two places of a row
+            j2 = (j + 1 + rng.integers(0, 6)) % 7
+            bad[i, j] = bad[i, j2]
+        else:  # out of range, above or below
+            bad[i, j] = rng.choice([52, 63, 64, 100, 127, -1, -52, -128])
+        assert not _cards_valid(bad)
+        row, card, k = _first_bad_card(bad)
+        assert row == i and k == (2 if kind == 0 else 1)
+        with pytest.raises(ValueError, match=f"row {i}"):
+            evaluate_hands(bad)
+
+
+def test_out_argument():
+    hands = random_hands(500, 7, seed=8)
+    out = np.full(500, -7, np.int32)
+    res = evaluate_hands(hands, out=out)
+    assert res is out and np.array_equal(out, evaluate_hands(hands))
+    for wrong in (np.empty(499, np.int32), np.empty(500, np.int64), np.empty((500, 2), np.int32)[:, 0],
+                  [0] * 500):
+        with pytest.raises(ValueError, match="out must be"):
+            evaluate_hands(hands, out=wrong)
+
+
 def test_bad_omaha_input():
     board = np.array([[0, 1, 2, 3, 4]])
     with pytest.raises(ValueError, match=r"\(1, 3\)"):
