@@ -236,6 +236,48 @@ def test_a_strategy_sees_face_up_cards_mucks_and_earlier_actions():
     assert obs["downs_left"][0].tolist() == [1, 2, 2]
 
 
+@pytest.mark.parametrize("keep", ["obs", "views", "nothing"])
+def test_observations_are_read_only_snapshots(keep):
+    # Whatever a strategy keeps of an observation (the arrays, or views cut
+    # from them) must still show the state at its decision after the deal is
+    # played out, although the engine only copies state that was kept.
+    from simcore.engine.deal import deal
+
+    P, n = 4, 500
+    cards = deal(V.known_slots(P), n, np.random.default_rng(4))
+    kept, copies = [], []
+
+    def strategy(obs, rng):
+        arrays = {k: v for k, v in obs.items() if isinstance(v, np.ndarray)}
+        for k, v in arrays.items():
+            assert not v.flags.writeable, k
+            with pytest.raises(ValueError, match="read-only"):
+                v[...] = 0
+        copies.append({k: v.copy() for k, v in arrays.items()})
+        if keep == "obs":
+            kept.append(obs)
+        elif keep == "views":
+            kept.append({"up": obs["up"][:, :, 0], "mucked": obs["mucked"][::2],
+                         "downs_left": obs["downs_left"].T, "history": obs["history"].reshape(-1)})
+        keys = np.random.default_rng(len(copies)).random(obs["legal"].shape) + obs["legal"]
+        return np.argmax(keys, axis=1)
+
+    play(cards, P, everyone(P, strategy))
+    assert len(copies) == 2 * P
+    if keep == "nothing":
+        return
+    for k_obs, c_obs in zip(kept, copies):
+        for k, v in k_obs.items():
+            if not isinstance(v, np.ndarray):
+                continue
+            want = {"up": lambda a: a[:, :, 0], "mucked": lambda a: a[::2],
+                    "downs_left": lambda a: a.T, "history": lambda a: a.reshape(-1)}[k] \
+                if keep == "views" else (lambda a: a)
+            assert np.array_equal(v, want(c_obs[k])), k
+    # the state did change between decisions (else the check proves nothing)
+    assert not np.array_equal(copies[0]["up"], copies[-1]["up"])
+
+
 def test_situation_rebuilds_the_public_state_for_a_rollout():
     # Record seat 3's observations, rebuild (known, forced), deal the rest at random,
     # replay: the seat sees exactly the same public state.

