@@ -38,6 +38,23 @@ def test_deal_is_uniform():
     assert np.all(np.abs(counts - n * p) < 4 * np.sqrt(n * p * (1 - p)) + 1)
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 1001])
+def test_shared_deck_dealing_matches_row_by_row_dealing(n):
+    # The fast path (one fixed-card pattern, two rows at a time) must give
+    # every row exactly what the per-row kernel gives it from the same draws.
+    from simcore.engine.deal import _deal_kernel
+
+    rng = np.random.default_rng(n)
+    for fixed in ([], [51, 0, 17], list(range(10))):
+        known = np.full(29, -1, np.int8)
+        known[rng.permutation(29)[: len(fixed)]] = fixed
+        fast = deal(known, n, np.random.default_rng(3))
+        raw = np.random.default_rng(3).bit_generator.random_raw((n * 29 + 1) // 2)
+        slow = np.empty((n, 29), np.int8)
+        _deal_kernel(np.tile(known, (n, 1)), raw.view(np.uint32)[: n * 29].reshape(n, 29), slow)
+        assert np.array_equal(fast, slow), fixed
+
+
 def test_block_seeds_depend_on_block_only():
     a = block_seeds(5, 3)[0].generate_state(4)
     b = block_seeds(5, 3)[0].generate_state(4)

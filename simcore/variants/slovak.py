@@ -123,14 +123,18 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def _exchange_kernel(cards, p, actions, up, downs_left, mucked, n_mucked):
     """Apply seat p's actions: muck the chosen face-up card, turn the next face-down one."""
+    # Unsigned positions: numba checks signed indices for wrap-around.
+    turn = np.uint64(4 * p + 4)
     for i in range(actions.shape[0]):
         a = actions[i]
         if a > 0:
-            pos = a - 1
-            mucked[i, n_mucked[i]] = up[i, p, pos]
-            n_mucked[i] += 1
-            up[i, p, pos] = cards[i, 4 * p + 4 - downs_left[i, p]]  # down0, then down1
-            downs_left[i, p] -= 1
+            pos = np.uint64(a - 1)
+            left = downs_left[i, p]
+            k = np.uint64(n_mucked[i])
+            mucked[i, k] = up[i, p, pos]
+            n_mucked[i] = k + np.uint64(1)
+            up[i, p, pos] = cards[i, turn - np.uint64(left)]  # down0, then down1
+            downs_left[i, p] = left - 1
 
 
 def _decision(name: str, when: str) -> Decision:
