@@ -83,7 +83,7 @@ def _showdown(cards, held, discards, n_players):
     for i in range(n):
         key = _SUIT_START
         for j in range(5):
-            key += _CARD_KEY[cards[i, b + j]]
+            key += _CARD_KEY[np.uint8(cards[i, b + j])]
         bkey[i] = key
     values = np.empty((n, n_players), np.int32)
     # Seat by seat, so that every array is read in order. The first pass is
@@ -92,8 +92,9 @@ def _showdown(cards, held, discards, n_players):
     for p in range(n_players):
         for i in range(n):
             d = discards[p, i]
-            key = (bkey[i] + _CARD_KEY[held[p, i, 1 if d == 0 else 0]]
-                   + _CARD_KEY[held[p, i, 1 if d == 2 else 2]])
+            # uint8 card indices: numba checks signed ones for wrap-around
+            key = (bkey[i] + _CARD_KEY[np.uint8(held[p, i, 1 if d == 0 else 0])]
+                   + _CARD_KEY[np.uint8(held[p, i, 1 if d == 2 else 2])])
             flush = np.int32((key & _FLUSH_FLAGS) != np.uint64(0))
             values[i, p] = np.int32(_RANK_HIGH[_rank_slot(key)]) | (flush << np.int32(31))
     shares = np.empty((n, n_players), np.float64)
