@@ -237,7 +237,7 @@ def main(argv=None) -> None:
     ap.add_argument("--hands", type=int, default=10_000_000, help="random 5/6/7-card hands (ours)")
     ap.add_argument("--sample", type=int, default=200_000, help="hands given to eval7/phevaluator")
     ap.add_argument("--omaha", type=int, default=None, help="Omaha deals (default hands/10)")
-    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    ap.add_argument("--repeat", type=int, default=5, help="best of this many runs")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--json", type=Path, help="also save the figures here")
     args = ap.parse_args(argv)

@@ -238,46 +238,31 @@ def _eval_choices_rows(cards, choices, low, out):
 
 @njit(cache=True, nogil=True)
 def _first_bad_card(arr):
-    """(row, card, kind) of the first card out of 0..51 (kind 1) or repeated in its row (kind 2)."""
+    """(row, card, kind) of the first card out of 0..51 (kind 1) or repeated in its row (kind 2).
+
+    One pass over the flat C-order buffer with uint8 cards (negative cards
+    wrap to 128..255, so one comparison finds both ends); its branches are
+    never taken on good input, which makes it faster than a branch-free pass.
+    """
+    flat = arr.reshape(-1)
+    k = arr.shape[1]
+    b = 0
     for i in range(arr.shape[0]):
         seen = np.uint64(0)
-        for j in range(arr.shape[1]):
-            c = arr[i, j]
-            if c < 0 or c > 51:
-                return i, c, 1
-            bit = np.uint64(1) << np.uint64(c)
+        for j in range(k):
+            u = np.uint8(flat[b + j])
+            if u > 51:
+                return i, arr[i, j], 1
+            bit = np.uint64(1) << np.uint64(u)
             if seen & bit:
-                return i, c, 2
+                return i, arr[i, j], 2
             seen |= bit
+        b += k
     return -1, 0, 0
 
 
-@njit(cache=True, nogil=True)
-def _cards_valid(arr):
-    """True if every card is in 0..51 and no row repeats a card (branch-free,
-    over the flat C-order buffer; _first_bad_card then finds the culprit)."""
-    flat = arr.reshape(-1)
-    k = arr.shape[1]
-    top = np.uint8(0)
-    dup = False
-    b = 0
-    for _ in range(arr.shape[0]):
-        total = np.uint64(0)
-        union = np.uint64(0)
-        for j in range(k):
-            u = np.uint8(flat[b + j])  # negative cards wrap to 128..255
-            top = max(top, u)
-            bit = np.uint64(1) << np.uint64(u & np.uint8(63))
-            total += bit
-            union |= bit
-        b += k
-        dup |= total != union  # a repeated card carries into another bit
-    return top <= 51 and not dup
-
-
 def _check_cards(arr, what):
-    if _cards_valid(arr):
-        return
+    """Raise ValueError naming the first bad card of a C-contiguous int8 batch."""
     row, card, kind = _first_bad_card(arr)
     if kind == 1:
         raise ValueError(f"{what}: card value {card} is not in 0..51 (row {row})")
