@@ -547,7 +547,7 @@ def plot_exchange2(df, path):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.slovak_exchange",
                                 description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 10 minutes on 2 cores)")
+    p.add_argument("--full", action="store_true", help="the full study (about 8 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")
