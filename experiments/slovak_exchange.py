@@ -21,7 +21,7 @@ Four studies, all paired on the same deals, written to ``results/slovak/``:
    exchange), every action on the same deals.
 
 Quick mode (default) takes about a minute and a half on two cores; ``--full``
-about eight minutes (481 s measured). ``provenance.json`` records the command, seeds, deal
+about five minutes (312 s measured). ``provenance.json`` records the command, seeds, deal
 counts, git commit, package versions and seconds of each study.
 """
 from __future__ import annotations
@@ -547,7 +547,7 @@ def plot_exchange2(df, path):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.slovak_exchange",
                                 description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 8 minutes on 2 cores)")
+    p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")
