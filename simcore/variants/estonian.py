@@ -26,7 +26,7 @@ from numba import njit
 from ..cards import format_cards, parse_cards
 from ..engine.variant import Decision, Outcome, Variant
 from ..evaluate import (
-    _CARD_BIT, _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_high,
+    _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_two_and_board,
 )
 
 PASS, DISCARD = "pass", "discard"
@@ -107,10 +107,8 @@ def _showdown(cards, held, discards, n_players):
                 d = discards[p, i]
                 x = held[p, i, 1 if d == 0 else 0]
                 y = held[p, i, 1 if d == 2 else 2]
-                bits = _CARD_BIT[x] | _CARD_BIT[y]
-                for j in range(5):
-                    bits |= _CARD_BIT[cards[i, b + j]]
-                v = _value_high(bkey[i] + _CARD_KEY[x] + _CARD_KEY[y], bits)
+                v = _value_two_and_board(bkey[i] + _CARD_KEY[np.uint8(x)] + _CARD_KEY[np.uint8(y)],
+                                         x, y, cards, i, b)
                 values[i, p] = v
             cats[i, p] = v >> 12
             best = max(best, v)

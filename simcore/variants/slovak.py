@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
-from ..evaluate import _CARD_BIT, _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_high
+from ..evaluate import _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_two_and_board
 from ..engine.variant import Decision, Outcome, SharedState, Variant, pot_shares
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
@@ -69,15 +69,6 @@ def _legal_kernel(downs_left, legal):
         legal[i, 2] = ok
 
 
-@njit(cache=True, nogil=True, inline="never")
-def _flush_hand(cards, i, P, a, b, key):
-    """Value of a seat's hand known to hold a flush (out of line: rare)."""
-    bits = _CARD_BIT[np.uint8(a)] | _CARD_BIT[np.uint8(b)]
-    for j in range(4 * P, 4 * P + 5):
-        bits |= _CARD_BIT[np.uint8(cards[i, j])]
-    return _value_high(key, bits)
-
-
 @njit(cache=True, nogil=True)
 def _showdown_values(up, cards, values):
     """Hand values (n, P): best five of each seat's two face-up cards and the board.
@@ -96,7 +87,7 @@ def _showdown_values(up, cards, values):
             a, b = up[i, p, 0], up[i, p, 1]
             key = bkey + _CARD_KEY[np.uint8(a)] + _CARD_KEY[np.uint8(b)]
             if key & _FLUSH_FLAGS:
-                values[i, p] = _flush_hand(cards, i, P, a, b, key)
+                values[i, p] = _value_two_and_board(key, a, b, cards, i, 4 * P)
             else:
                 values[i, p] = np.int32(_RANK_HIGH[_rank_slot(key)])
 
@@ -111,13 +102,6 @@ def _split_deal(cards, P, up, flop):
             up[i, p, 1] = cards[i, 4 * p + 1]
         for j in range(3):
             flop[i, j] = cards[i, 4 * P + j]
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only snapshot: a strategy may keep it, and cannot change it."""
-    a = a.copy()
-    a.flags.writeable = False
-    return a
 
 
 @njit(cache=True, nogil=True)
