@@ -1,0 +1,413 @@
+"""Russian Hold'em placement policies (decision ``place``, taken 12 times a deal).
+
+Action ``h`` (0, 1, 2) puts the card in hand on hand ``h + 1``; a hand with
+four placed cards is full. A policy sees what its seat sees at the table (see
+the decision's observation): the flop, every face-up card of every hand, how
+many cards each hand holds, its own face-down cards and the card to place;
+the other players' face-down cards never reach it.
+
+Policies (plain rules, not tuned optima; ``experiments/russian_placement.py``
+measures how each fares):
+
+first-open
+    the lowest-numbered hand with room (the default).
+random
+    uniform over the hands with room (the registry's generic ``random``).
+by-rank
+    J, Q, K, A to hand 1; 7 to 10 to hand 2; 2 to 6 to hand 3, when that hand
+    has room; otherwise the lowest-numbered hand with room.
+best-gain
+    where the card raises the hand's score most (:func:`hand_score`: what the
+    hand has made, plus its best chance of making more with the cards still
+    to come, counted from the cards not in sight); ties: the lower hand.
+two-and-dump
+    two wins take the pot, so the weakest hand (lowest score) is the dump:
+    a card goes to a kept hand where it gains at least :data:`DUMP_BELOW`,
+    otherwise to the dump while it has room.
+fight-weak
+    reads the other players' visible cards per hand: the chance of winning
+    hand ``h`` is a logistic function of the own score minus the best score
+    an opponent shows there (its face-down card counted as a card still to
+    come), and the card goes where the chance of winning at least two hands,
+    the three taken as independent, is highest.
+conceal
+    ``best-gain``, but the fourth card placed on a hand (the concealed fifth
+    card) must gain at least :data:`CONCEAL_MIN`; a card that does not goes
+    to a hand with fewer than three placed cards when there is one, so a
+    strong card is kept for the concealed slot.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simcore.kernels import value_five_high
+
+from .registry import register
+
+__all__ = ["hand_score", "RANK_WEIGHT", "DUMP_BELOW", "CONCEAL_MIN", "FIGHT_SCALE"]
+
+RANK_WEIGHT = 0.07  # score per rank step of the highest group (a pair of aces ~ 1.84)
+DUMP_BELOW = 0.0  # two-and-dump: a card that gains less on every kept hand is dumped
+CONCEAL_MIN = 0.3  # conceal: what the concealed fifth card must gain
+FIGHT_SCALE = 0.8  # fight-weak: score difference for odds of e (logistic scale)
+
+_FIRST_OPEN, _BY_RANK, _BEST_GAIN, _TWO_AND_DUMP, _FIGHT_WEAK, _CONCEAL = range(6)
+_NO_CARD = -1
+
+
+# -- the hand score ----------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _made(cards, k, cnt):
+    """Made score of ``k`` (1..5) cards: category + RANK_WEIGHT * rank of the top group.
+
+    ``cnt`` (13,) int64 is scratch. Straights and flushes count only with five cards.
+    """
+    cnt[:] = 0
+    for j in range(k):
+        cnt[cards[j] >> 2] += 1
+    if k == 5:
+        v = value_five_high(np.uint8(cards[0]), np.uint8(cards[1]), np.uint8(cards[2]),
+                            np.uint8(cards[3]), np.uint8(cards[4]))
+        cat = v >> 12
+        if cat == 4 or cat == 5 or cat == 8:
+            top = 0
+            for r in range(13):
+                if cnt[r] > 0:
+                    top = r
+            if cat == 4 and cnt[12] > 0 and cnt[3] > 0:
+                top = 3  # the wheel is five-high
+            return cat + RANK_WEIGHT * top
+    best_n, best_r, pairs = 0, 0, 0
+    for r in range(13):
+        c = cnt[r]
+        if c >= 2:
+            pairs += 1
+        if c > 0 and c >= best_n:
+            best_n, best_r = c, r
+    if best_n == 4:
+        cat = 7
+    elif best_n == 3:
+        cat = 6 if pairs >= 2 else 3
+    elif best_n == 2:
+        cat = 2 if pairs >= 2 else 1
+    else:
+        cat = 0
+    return cat + RANK_WEIGHT * best_r
+
+
+@njit(cache=True, nogil=True)
+def _tail(trials, p, need):
+    """P(at least ``need`` successes in ``trials`` draws with chance ``p``)."""
+    if need <= 0:
+        return 1.0
+    if trials < need or p <= 0.0:
+        return 0.0
+    # 1 - P(fewer than need), term by term
+    term = (1.0 - p) ** trials
+    below = 0.0
+    for x in range(need):
+        below += term
+        if p >= 1.0:
+            break
+        term *= (trials - x) / (x + 1.0) * p / (1.0 - p)
+    return max(0.0, 1.0 - below)
+
+
+@njit(cache=True, nogil=True)
+def _score(cards, k, to_come, ru, su, n_unseen, cnt):
+    """Score of a hand holding ``cards[:k]`` with ``5 - k`` slots open.
+
+    The made score, plus the best single improvement weighted by its chance:
+    a flush (every card one suit), a straight (every rank distinct and in one
+    five-rank window), or one more card of a held rank. Chances count the
+    ``to_come`` cards the owner still receives, each drawn from the
+    ``n_unseen`` cards not in sight (``ru`` (13,), ``su`` (4,) of each rank, suit).
+    """
+    made = _made(cards, k, cnt)
+    left = 5 - k
+    if left <= 0 or to_come <= 0 or n_unseen <= 0:
+        return made
+    best = 0.0
+    # flush: every card of one suit
+    s = cards[0] & 3
+    one_suit = True
+    for j in range(1, k):
+        if (cards[j] & 3) != s:
+            one_suit = False
+    if one_suit:
+        p = _tail(to_come, su[s] / n_unseen, left)
+        best = max(best, p * (5.6 - made))
+    # straight: distinct ranks inside one window (the ace also low)
+    distinct = True
+    mask = 0
+    for j in range(k):
+        r = cards[j] >> 2
+        if mask & (1 << r):
+            distinct = False
+        mask |= 1 << r
+    if distinct:
+        ext = (mask << 1) | ((mask >> 12) & 1)
+        for w in range(10):
+            win = 0x1F << w
+            inside = ext & win
+            held = 0
+            for b in range(w, w + 5):
+                held += (inside >> b) & 1
+            # every held rank must be inside (the ace counts once)
+            if held < k:
+                continue
+            p = 1.0
+            for b in range(w, w + 5):
+                if not (inside >> b) & 1:
+                    r = 12 if b == 0 else b - 1
+                    p *= 1.0 - (1.0 - ru[r] / n_unseen) ** to_come
+            best = max(best, p * (4.0 + RANK_WEIGHT * (w + 3) - made))
+    # one more of a held rank
+    for j in range(k):
+        r = cards[j] >> 2
+        if ru[r] <= 0:
+            continue
+        p = 1.0 - (1.0 - ru[r] / n_unseen) ** to_come
+        cnt[r] += 1
+        c = cnt[r]
+        pairs = 0
+        for x in range(13):
+            if cnt[x] >= 2:
+                pairs += 1
+        cnt[r] -= 1
+        if c == 4:
+            new = 7.0
+        elif c == 3:
+            new = 6.0 if pairs >= 2 else 3.0
+        else:
+            new = 2.0 if pairs >= 2 else 1.0
+        top = r
+        if c == 2 and pairs >= 2:
+            for x in range(13):
+                if cnt[x] >= 2 and x > top:
+                    top = x
+        best = max(best, p * (new + RANK_WEIGHT * top - made))
+    return made + best
+
+
+def hand_score(cards, to_come: int = 0, unseen=None) -> float:
+    """Score of one Russian hand (1 to 5 cards): made strength plus its chance of more.
+
+    Parameters
+    ----------
+    cards : the hand's cards (a string or ints), the flop card included.
+    to_come : cards its owner still receives.
+    unseen : the cards not in sight (default: all cards not in ``cards``).
+
+    Returns
+    -------
+    float; the category (0 high card .. 8 straight flush) plus
+    :data:`RANK_WEIGHT` per rank of the top group, plus the best improvement
+    times its chance. Complete hands score what they made.
+
+    >>> hand_score("As Ad Kc 7h 2d") > hand_score("Ks Kd Qc 7h 2d")
+    True
+    """
+    from simcore.cards import parse_cards
+
+    hand = parse_cards(cards).astype(np.int64)
+    if not 1 <= len(hand) <= 5:
+        raise ValueError(f"a Russian hand holds 1 to 5 cards, got {len(hand)}")
+    if not 0 <= int(to_come) <= 12:
+        raise ValueError(f"to_come: a player receives at most 12 cards, got {to_come}")
+    pool = (np.setdiff1d(np.arange(52), hand) if unseen is None
+            else parse_cards(unseen, allow_empty=True).astype(np.int64))
+    ru = np.bincount(pool >> 2, minlength=13).astype(np.int64)
+    su = np.bincount(pool & 3, minlength=4).astype(np.int64)
+    buf = np.zeros(5, np.int64)
+    buf[: len(hand)] = hand
+    return float(_score(buf, len(hand), int(to_come), ru, su, len(pool), np.zeros(13, np.int64)))
+
+
+# -- one row's view ------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _gather(flop, up, placed, own_down, i, q, h, seat, buf):
+    """Cards of hand ``h`` of seat ``q`` in sight of ``seat`` into ``buf``; their count."""
+    buf[0] = flop[i, h]
+    k = 1
+    m = placed[i, q, h]
+    for j in range(min(m, 3)):
+        buf[k] = up[i, q, h, j]
+        k += 1
+    if m == 4 and q == seat:
+        buf[k] = own_down[i, h]
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _unseen(flop, up, placed, own_down, card, i, seat, ru, su):
+    """Rank and suit counts of the cards not in sight of ``seat`` in row ``i``; their number."""
+    ru[:] = 4
+    su[:] = 13
+    n = 52
+    P = up.shape[1]
+    for h in range(3):
+        x = flop[i, h]
+        ru[x >> 2] -= 1
+        su[x & 3] -= 1
+        n -= 1
+        for q in range(P):
+            for j in range(min(placed[i, q, h], 3)):
+                x = up[i, q, h, j]
+                ru[x >> 2] -= 1
+                su[x & 3] -= 1
+                n -= 1
+        if placed[i, seat, h] == 4:
+            x = own_down[i, h]
+            ru[x >> 2] -= 1
+            su[x & 3] -= 1
+            n -= 1
+    x = card[i]
+    ru[x >> 2] -= 1
+    su[x & 3] -= 1
+    return n - 1
+
+
+@njit(cache=True, nogil=True)
+def _by_rank_hand(card):
+    r = card >> 2
+    if r >= 9:  # J, Q, K, A
+        return 0
+    if r >= 5:  # 7 .. 10
+        return 1
+    return 2
+
+
+@njit(cache=True, nogil=True)
+def _first_legal(legal, i):
+    for h in range(3):
+        if legal[i, h]:
+            return h
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _logistic(x):
+    return 1.0 / (1.0 + np.exp(-x / FIGHT_SCALE))
+
+
+@njit(cache=True, nogil=True)
+def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
+    """Actions (n,) of one policy for ``seat`` over a batch."""
+    n, P = up.shape[0], up.shape[1]
+    out = np.zeros(n, np.int64)
+    buf = np.zeros(5, np.int64)
+    cnt = np.zeros(13, np.int64)
+    ru = np.zeros(13, np.int64)
+    su = np.zeros(4, np.int64)
+    now = np.zeros(3)
+    after = np.zeros(3)
+    opp = np.zeros(3)
+    to_come = 11 - rnd  # cards this seat receives after this one
+    for i in range(n):
+        first = _first_legal(legal, i)
+        if policy == _FIRST_OPEN:
+            out[i] = first
+            continue
+        c = card[i]
+        if policy == _BY_RANK:
+            h = _by_rank_hand(c)
+            out[i] = h if legal[i, h] else first
+            continue
+        n_unseen = _unseen(flop, up, placed, own_down, card, i, seat, ru, su)
+        for h in range(3):
+            k = _gather(flop, up, placed, own_down, i, seat, h, seat, buf)
+            now[h] = _score(buf, k, to_come + 1, ru, su, n_unseen, cnt)
+            if legal[i, h]:
+                buf[k] = c
+                after[h] = _score(buf, k + 1, to_come, ru, su, n_unseen, cnt)
+        # best gain over the legal hands; ties: the lower hand
+        best_h, best_g = first, -1e9
+        for h in range(3):
+            if legal[i, h] and after[h] - now[h] > best_g:
+                best_h, best_g = h, after[h] - now[h]
+        if policy == _BEST_GAIN:
+            out[i] = best_h
+        elif policy == _TWO_AND_DUMP:
+            dump = 2
+            for h in range(1, -1, -1):
+                if now[h] < now[dump]:
+                    dump = h
+            keep_h, keep_g = -1, -1e9
+            for h in range(3):
+                if h != dump and legal[i, h] and after[h] - now[h] > keep_g:
+                    keep_h, keep_g = h, after[h] - now[h]
+            if keep_h >= 0 and (keep_g >= DUMP_BELOW or not legal[i, dump]):
+                out[i] = keep_h
+            elif legal[i, dump]:
+                out[i] = dump
+            else:
+                out[i] = best_h
+        elif policy == _CONCEAL:
+            h = best_h
+            if placed[i, seat, h] == 3 and best_g < CONCEAL_MIN:
+                alt, alt_g = -1, -1e9
+                for x in range(3):
+                    if placed[i, seat, x] < 3 and after[x] - now[x] > alt_g:
+                        alt, alt_g = x, after[x] - now[x]
+                if alt >= 0:
+                    h = alt
+            out[i] = h
+        else:  # fight-weak
+            for h in range(3):
+                top = -1e9
+                for q in range(P):
+                    if q == seat:
+                        continue
+                    k = _gather(flop, up, placed, own_down, i, q, h, seat, buf)
+                    # the opponent's cards to come: the rest of its rounds, plus its
+                    # face-down card, which it has but no one else has seen
+                    left = 12 - rnd - (1 if q < seat else 0) + (1 if placed[i, q, h] == 4 else 0)
+                    s = _score(buf, k, left, ru, su, n_unseen, cnt)
+                    if s > top:
+                        top = s
+                opp[h] = top
+            best_v = -1.0
+            for a in range(3):
+                if not legal[i, a]:
+                    continue
+                p0 = _logistic((after[0] if a == 0 else now[0]) - opp[0])
+                p1 = _logistic((after[1] if a == 1 else now[1]) - opp[1])
+                p2 = _logistic((after[2] if a == 2 else now[2]) - opp[2])
+                v = p0 * p1 + p0 * p2 + p1 * p2 - 2.0 * p0 * p1 * p2
+                if v > best_v + 1e-12:
+                    best_v = v
+                    out[i] = a
+    return out
+
+
+def _policy(code):
+    def strategy(obs, rng):
+        return _decide(obs["flop"], obs["up"], obs["placed"], obs["own_down"], obs["card"],
+                       obs["legal"], int(obs["seat"]), int(obs["round"]), code)
+
+    return strategy
+
+
+_POLICIES = (
+    ("first-open", _FIRST_OPEN, "the lowest-numbered hand with room"),
+    ("by-rank", _BY_RANK, "J-A to hand 1, 7-10 to hand 2, 2-6 to hand 3 when it has room, "
+                          "else the lowest-numbered hand with room"),
+    ("best-gain", _BEST_GAIN, "the hand whose score the card raises most (made strength plus "
+                              "the chance of more from the unseen cards)"),
+    ("two-and-dump", _TWO_AND_DUMP, "build the two strongest hands; a card that gains nothing "
+                                    "on them goes to the weakest hand, the dump"),
+    ("fight-weak", _FIGHT_WEAK, "read the opponents' visible cards per hand and place where the "
+                                "chance of winning two hands is highest"),
+    ("conceal", _CONCEAL, "best-gain, but the concealed fifth card of a hand must be a strong "
+                          "one; weaker cards go to hands with open face-up slots"),
+)
+
+for _name, _code, _text in _POLICIES:
+    register("russian", "place", _name, _text, default=_name == "first-open")(_policy(_code))
