@@ -6,20 +6,24 @@ wins and equal values tie, whatever the ranking. A high value is
 ``category << 12 | ordinal`` (category 0 high card .. 8 straight flush).
 
 The public functions check their arguments and allocate; the jitted kernels
-below them only loop over arrays. Lookup tables are module globals, which numba
-freezes into the compiled (and cached) code.
+below them only loop over arrays. The card keys, lookup tables and per-hand
+kernels they loop over live in :mod:`simcore.kernels`, for variants and
+strategies to use too.
 """
 from __future__ import annotations
 
 import itertools
 import threading
-from pathlib import Path
 
 import numba
 import numpy as np
 from numba import njit, prange
 
 from .cards import parse_cards, rank_name
+from .kernels import (
+    CARD_BIT, CARD_KEY, CLASS_RANKS, FLUSH_FLAGS, LOW_TOP, RANK_HIGH, SUIT_START,
+    best_choice_value, best_omaha_value, flush_value, rank_slot, value_high, value_low5,
+)
 
 __all__ = [
     "CATEGORY_NAMES",
@@ -40,106 +44,6 @@ CATEGORY_NAMES = (
     "flush", "full house", "four of a kind", "straight flush",
 )
 
-_T = np.load(Path(__file__).with_name("tables") / "eval_tables.npz")
-# Small dtypes keep the tables in cache (measured: uint16 is ~10% faster than int32).
-_DISP = _T["disp"].astype(np.uint8)
-_RANK_HIGH = _T["rank_high"].astype(np.uint16)
-_RANK_LOW = _T["rank_low"].astype(np.uint16)
-_FLUSH_HIGH = _T["flush_high"].astype(np.uint16)
-_FLUSH_LOW = _T["flush_low"].astype(np.uint16)
-_CLASS_RANKS = _T["class_ranks"]
-del _T
-
-# Must match simcore/tables/generate.py.
-_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
-_BUCKET_SHIFT = np.uint64(64 - 14)
-_SLOT_SHIFT = np.uint64(64 - 14 - 17)
-_SLOT_MASK = np.uint64((1 << 17) - 1)
-
-# A card's key: 5**rank in the low 32 bits (the rank-multiset key) plus a
-# 4-bit counter for its suit at bit 32 + 4*suit. Counters start at 3, so bit 3
-# of a counter is set exactly when that suit holds five or more cards.
-_SUIT_START = np.uint64(sum(3 << (32 + 4 * s) for s in range(4)))
-_FLUSH_FLAGS = np.uint64(sum(8 << (32 + 4 * s) for s in range(4)))
-_RANK_MASK32 = np.uint64(0xFFFFFFFF)
-_CARD_KEY = np.array(
-    [5 ** (c // 4) + (1 << (32 + 4 * (c % 4))) for c in range(52)], dtype=np.uint64
-)
-# A card's bit in a 64-bit set: rank + 16*suit, so a suit's ranks are one 13-bit field.
-_CARD_BIT = np.array([1 << (c // 4 + 16 * (c % 4)) for c in range(52)], dtype=np.uint64)
-
-# Ace-to-six values are stored inverted so that the best low is the highest value.
-_LOW_TOP = 9 << 12
-
-
-@njit(cache=True, inline="always")
-def _rank_slot(key):
-    h = (key & _RANK_MASK32) * _HASH_MUL
-    return ((h >> _SLOT_SHIFT) & _SLOT_MASK) ^ np.uint64(_DISP[h >> _BUCKET_SHIFT])
-
-
-@njit(cache=True, inline="always")
-def _flush_ranks(flags, bits):
-    """The 13-bit rank set of the suit whose counter flags five or more cards."""
-    s = 0
-    while not (flags >> np.uint64(35 + 4 * s)) & np.uint64(1):
-        s += 1
-    return (bits >> np.uint64(16 * s)) & np.uint64(0x1FFF)
-
-
-@njit(cache=True, inline="always")
-def _value_high(key, bits):
-    """Value of a 5-7 card hand from its summed key and card-bit set."""
-    flags = key & _FLUSH_FLAGS
-    if flags:
-        # With at most seven cards a flush beats any pair-based hand, so the
-        # flush suit alone decides.
-        return np.int32(_FLUSH_HIGH[_flush_ranks(flags, bits)])
-    return np.int32(_RANK_HIGH[_rank_slot(key)])
-
-
-@njit(cache=True, inline="always")
-def _value_low5(key, bits):
-    """Inverted ace-to-six value of exactly five cards."""
-    flags = key & _FLUSH_FLAGS
-    if flags:
-        v = np.int32(_FLUSH_LOW[_flush_ranks(flags, bits)])
-    else:
-        v = np.int32(_RANK_LOW[_rank_slot(key)])
-    return _LOW_TOP - 1 - v
-
-
-@njit(cache=True, nogil=True, inline="never")
-def _flush_value(cards, i, k, key):
-    """High value of row ``i`` of ``cards`` (k cards), known to hold a flush.
-
-    Out of line: the rare flush path (about 3% of 7-card hands) would
-    otherwise hold registers that the main loop needs (measured 1.05x).
-    """
-    # Branch-free: the flush suit from its flag, then that suit's rank mask.
-    f = (key & _FLUSH_FLAGS) >> np.uint64(35)
-    s = (((f >> np.uint64(4)) & np.uint64(1)) + np.uint64(2) * ((f >> np.uint64(8)) & np.uint64(1))
-         + np.uint64(3) * ((f >> np.uint64(12)) & np.uint64(1)))
-    mask = np.uint64(0)
-    for j in range(k):
-        c = np.uint64(cards[i, j])
-        mask |= np.uint64((c & np.uint64(3)) == s) << (c >> np.uint64(2))
-    return np.int32(_FLUSH_HIGH[mask])
-
-
-@njit(cache=True, nogil=True, inline="never")
-def _value_two_and_board(key, a, b, cards, i, start):
-    """High value of cards ``a``, ``b`` and the board ``cards[i, start:start + 5]``,
-    whose keys (with ``_SUIT_START``) sum to ``key``.
-
-    For the variants' showdowns, which sum keys themselves and need the card
-    bits only when ``key`` flags a flush; out of line, since that is rare.
-    """
-    bits = _CARD_BIT[np.uint8(a)] | _CARD_BIT[np.uint8(b)]
-    for j in range(start, start + 5):
-        bits |= _CARD_BIT[np.uint8(cards[i, j])]
-    return _value_high(key, bits)
-
 
 @njit(cache=True, nogil=True, inline="always")
 def _eval_high_fixed(cards, out, k):
@@ -151,14 +55,14 @@ def _eval_high_fixed(cards, out, k):
     flat = cards.reshape(-1)
     b = 0
     for i in range(cards.shape[0]):
-        key = _SUIT_START
+        key = SUIT_START
         for j in range(k):
-            key += _CARD_KEY[np.uint8(flat[b + j])]
+            key += CARD_KEY[np.uint8(flat[b + j])]
         b += k
-        if key & _FLUSH_FLAGS:
-            out[i] = _flush_value(cards, i, k, key)
+        if key & FLUSH_FLAGS:
+            out[i] = flush_value(cards, i, k, key)
         else:
-            out[i] = np.int32(_RANK_HIGH[_rank_slot(key)])
+            out[i] = np.int32(RANK_HIGH[rank_slot(key)])
 
 
 # One kernel per card count: a literal count lets LLVM unroll the inner loop
@@ -202,49 +106,18 @@ def _eval_high_parallel(cards, out, n_chunks):
 
 @njit(cache=True, nogil=True)
 def _eval_omaha_rows(hole, board, out):
-    n, h = hole.shape
-    # The ten board triples, summed once per row (scratch allocated once).
+    # Scratch for the board triples, allocated once per call.
     tkey = np.empty(10, np.uint64)
     tbits = np.empty(10, np.uint64)
-    for i in range(n):
-        t = 0
-        for a in range(3):
-            for b in range(a + 1, 4):
-                for c in range(b + 1, 5):
-                    ca, cb, cc = board[i, a], board[i, b], board[i, c]
-                    tkey[t] = _CARD_KEY[ca] + _CARD_KEY[cb] + _CARD_KEY[cc]
-                    tbits[t] = _CARD_BIT[ca] | _CARD_BIT[cb] | _CARD_BIT[cc]
-                    t += 1
-        best = 0
-        for a in range(h - 1):
-            for b in range(a + 1, h):
-                ca, cb = hole[i, a], hole[i, b]
-                pkey = _SUIT_START + _CARD_KEY[ca] + _CARD_KEY[cb]
-                pbits = _CARD_BIT[ca] | _CARD_BIT[cb]
-                for t in range(10):
-                    v = _value_high(pkey + tkey[t], pbits | tbits[t])
-                    if v > best:
-                        best = v
-        out[i] = best
+    for i in range(hole.shape[0]):
+        out[i] = best_omaha_value(hole, board, i, tkey, tbits)
 
 
 @njit(cache=True, nogil=True)
 def _eval_choices_rows(cards, choices, low, out):
     """Best of the five-card hands ``cards[i, choices[c]]`` for every row."""
-    n = cards.shape[0]
-    for i in range(n):
-        best = -1
-        for c in range(choices.shape[0]):
-            key = _SUIT_START
-            bits = np.uint64(0)
-            for j in range(5):
-                card = cards[i, choices[c, j]]
-                key += _CARD_KEY[card]
-                bits |= _CARD_BIT[card]
-            v = _value_low5(key, bits) if low else _value_high(key, bits)
-            if v > best:
-                best = v
-        out[i] = best
+    for i in range(cards.shape[0]):
+        out[i] = best_choice_value(cards, i, choices, low)
 
 
 @njit(cache=True, nogil=True)
@@ -385,10 +258,10 @@ def describe_hand(value: int) -> str:
     'two pair, queens and fives'
     """
     value = int(value)
-    if not 0 <= value < 9 << 12 or _CLASS_RANKS[value, 0] < 0:
+    if not 0 <= value < 9 << 12 or CLASS_RANKS[value, 0] < 0:
         raise ValueError(f"{value} is not a hand value")
     cat = value >> 12
-    r = [int(x) for x in _CLASS_RANKS[value] if x >= 0]
+    r = [int(x) for x in CLASS_RANKS[value] if x >= 0]
     one, many = rank_name, lambda x: rank_name(x, plural=True)
     if cat == 8:
         return "royal flush" if r[0] == 12 else f"{one(r[0])}-high straight flush"
@@ -459,7 +332,7 @@ def evaluate_low_a6(cards, check: bool = True) -> np.ndarray:
 
 def low_category(values):
     """Category (0 high card .. 8 straight flush) of ace-to-six low values."""
-    return (_LOW_TOP - 1 - np.asarray(values)) >> 12
+    return (LOW_TOP - 1 - np.asarray(values)) >> 12
 
 
 def group_choices(*options) -> np.ndarray:
@@ -533,24 +406,24 @@ def _count_7card_categories():
     for ch in prange(_ENUM_CHUNKS):
         for p in range(ch, _PAIR_A.shape[0], _ENUM_CHUNKS):
             a, b = _PAIR_A[p], _PAIR_B[p]
-            kb = _SUIT_START + _CARD_KEY[a] + _CARD_KEY[b]
-            bb = _CARD_BIT[a] | _CARD_BIT[b]
+            kb = SUIT_START + CARD_KEY[a] + CARD_KEY[b]
+            bb = CARD_BIT[a] | CARD_BIT[b]
             for c in range(b + 1, 52):
-                kc, bc = kb + _CARD_KEY[c], bb | _CARD_BIT[c]
+                kc, bc = kb + CARD_KEY[c], bb | CARD_BIT[c]
                 for d in range(c + 1, 52):
-                    kd, bd = kc + _CARD_KEY[d], bc | _CARD_BIT[d]
+                    kd, bd = kc + CARD_KEY[d], bc | CARD_BIT[d]
                     for e in range(d + 1, 52):
-                        ke, be = kd + _CARD_KEY[e], bd | _CARD_BIT[e]
+                        ke, be = kd + CARD_KEY[e], bd | CARD_BIT[e]
                         for f in range(e + 1, 52):
-                            kf, bf = ke + _CARD_KEY[f], be | _CARD_BIT[f]
-                            if (kf + _SUIT_ONES) & _FLUSH_FLAGS:
+                            kf, bf = ke + CARD_KEY[f], be | CARD_BIT[f]
+                            if (kf + _SUIT_ONES) & FLUSH_FLAGS:
                                 for g in range(f + 1, 52):
-                                    v = _value_high(kf + _CARD_KEY[g], bf | _CARD_BIT[g])
+                                    v = value_high(kf + CARD_KEY[g], bf | CARD_BIT[g])
                                     counts[ch, v >> 12] += 1
                             else:
                                 # No suit holds four of the six: no flush (measured 1.2x).
                                 for g in range(f + 1, 52):
-                                    v = _RANK_HIGH[_rank_slot(kf + _CARD_KEY[g])]
+                                    v = RANK_HIGH[rank_slot(kf + CARD_KEY[g])]
                                     counts[ch, v >> 12] += 1
     return counts.sum(axis=0)[:9]
 
@@ -564,11 +437,11 @@ def _all_five_card_values(low):
             for c in range(b + 1, 52):
                 for d in range(c + 1, 52):
                     for e in range(d + 1, 52):
-                        key = (_SUIT_START + _CARD_KEY[a] + _CARD_KEY[b] + _CARD_KEY[c]
-                               + _CARD_KEY[d] + _CARD_KEY[e])
-                        bits = (_CARD_BIT[a] | _CARD_BIT[b] | _CARD_BIT[c]
-                                | _CARD_BIT[d] | _CARD_BIT[e])
-                        out[i] = _value_low5(key, bits) if low else _value_high(key, bits)
+                        key = (SUIT_START + CARD_KEY[a] + CARD_KEY[b] + CARD_KEY[c]
+                               + CARD_KEY[d] + CARD_KEY[e])
+                        bits = (CARD_BIT[a] | CARD_BIT[b] | CARD_BIT[c]
+                                | CARD_BIT[d] | CARD_BIT[e])
+                        out[i] = value_low5(key, bits) if low else value_high(key, bits)
                         i += 1
     return out
 

@@ -21,8 +21,8 @@ import threading
 import numpy as np
 from numba import njit
 
-from simcore.evaluate import (
-    _CARD_BIT, _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_high,
+from simcore.kernels import (
+    CARD_BIT, CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_high,
 )
 
 from .registry import register
@@ -35,7 +35,7 @@ V = "estonian"
 @njit(cache=True, nogil=True, inline="always")
 def _value5(a, b, fkey, fbits):
     """Five-card value of two hole cards and a flop given by its key and bits."""
-    return _value_high(fkey + _CARD_KEY[a] + _CARD_KEY[b], fbits | _CARD_BIT[a] | _CARD_BIT[b])
+    return value_high(fkey + CARD_KEY[a] + CARD_KEY[b], fbits | CARD_BIT[a] | CARD_BIT[b])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -144,8 +144,8 @@ def _pass_keep_best(hand, flop):
     out = np.empty(n, np.int64)
     for i in range(n):
         f0, f1, f2 = flop[i, 0], flop[i, 1], flop[i, 2]
-        fkey = _SUIT_START + _CARD_KEY[f0] + _CARD_KEY[f1] + _CARD_KEY[f2]
-        fbits = _CARD_BIT[f0] | _CARD_BIT[f1] | _CARD_BIT[f2]
+        fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2]
+        fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2]
         best = np.int64(-1)
         best_a = 0
         for a in range(3):
@@ -215,22 +215,22 @@ def _potential_rows(hole, flop, seen, strength):
             if not used[c]:
                 unseen[m] = c
                 m += 1
-        fkey = _SUIT_START + _CARD_KEY[flop[i, 0]] + _CARD_KEY[flop[i, 1]] + _CARD_KEY[flop[i, 2]]
-        fbits = _CARD_BIT[flop[i, 0]] | _CARD_BIT[flop[i, 1]] | _CARD_BIT[flop[i, 2]]
+        fkey = SUIT_START + CARD_KEY[flop[i, 0]] + CARD_KEY[flop[i, 1]] + CARD_KEY[flop[i, 2]]
+        fbits = CARD_BIT[flop[i, 0]] | CARD_BIT[flop[i, 1]] | CARD_BIT[flop[i, 2]]
         for o in range(k):
             a, b = hole[i, o, 0], hole[i, o, 1]
-            okey[o] = fkey + _CARD_KEY[a] + _CARD_KEY[b]
-            obits[o] = fbits | _CARD_BIT[a] | _CARD_BIT[b]
+            okey[o] = fkey + CARD_KEY[a] + CARD_KEY[b]
+            obits[o] = fbits | CARD_BIT[a] | CARD_BIT[b]
             acc[o] = 0.0
         for t in range(m - 1):
             ct = unseen[t]
-            kt, bt = _CARD_KEY[ct], _CARD_BIT[ct]
+            kt, bt = CARD_KEY[ct], CARD_BIT[ct]
             for r in range(t + 1, m):
                 cr = unseen[r]
-                kr = kt + _CARD_KEY[cr]
-                br = bt | _CARD_BIT[cr]
+                kr = kt + CARD_KEY[cr]
+                br = bt | CARD_BIT[cr]
                 for o in range(k):
-                    acc[o] += strength[_value_high(okey[o] + kr, obits[o] | br)]
+                    acc[o] += strength[value_high(okey[o] + kr, obits[o] | br)]
         pairs = m * (m - 1) / 2.0
         for o in range(k):
             out[i, o] = acc[o] / pairs
@@ -244,16 +244,16 @@ def _sample_cdf(n_hands, seed):
     counts = np.zeros(9 << 12, np.float64)
     deck = np.arange(52)
     for _ in range(n_hands):
-        key = _SUIT_START
+        key = SUIT_START
         bits = np.uint64(0)
         for j in range(7):
             k = j + np.random.randint(52 - j)
             c = deck[k]
             deck[k] = deck[j]
             deck[j] = c
-            key += _CARD_KEY[c]
-            bits |= _CARD_BIT[c]
-        counts[_value_high(key, bits)] += 1.0
+            key += CARD_KEY[c]
+            bits |= CARD_BIT[c]
+        counts[value_high(key, bits)] += 1.0
     below = np.empty(9 << 12, np.float64)
     total = 0.0
     for v in range(9 << 12):
@@ -370,20 +370,20 @@ def _discard_best_made(hand, flop):
     out = np.empty(n, np.int64)
     flush = np.empty(n, np.bool_)
     for i in range(n):
-        fkey = _SUIT_START + _CARD_KEY[flop[i, 0]] + _CARD_KEY[flop[i, 1]] + _CARD_KEY[flop[i, 2]]
+        fkey = SUIT_START + CARD_KEY[flop[i, 0]] + CARD_KEY[flop[i, 1]] + CARD_KEY[flop[i, 2]]
         h0, h1, h2 = hand[i, 0], hand[i, 1], hand[i, 2]
-        k0, k1, k2 = _CARD_KEY[h0], _CARD_KEY[h1], _CARD_KEY[h2]
+        k0, k1, k2 = CARD_KEY[h0], CARD_KEY[h1], CARD_KEY[h2]
         key0, key1, key2 = fkey + k1 + k2, fkey + k0 + k2, fkey + k0 + k1
         # suit counters never carry, so OR-ing the keys keeps every flush flag
-        flush[i] = ((key0 | key1 | key2) & _FLUSH_FLAGS) != np.uint64(0)
-        out[i] = _best_of_three(np.int64(_RANK_HIGH[_rank_slot(key0)]) * 64 + (63 - h0),
-                                np.int64(_RANK_HIGH[_rank_slot(key1)]) * 64 + (63 - h1),
-                                np.int64(_RANK_HIGH[_rank_slot(key2)]) * 64 + (63 - h2))
+        flush[i] = ((key0 | key1 | key2) & FLUSH_FLAGS) != np.uint64(0)
+        out[i] = _best_of_three(np.int64(RANK_HIGH[rank_slot(key0)]) * 64 + (63 - h0),
+                                np.int64(RANK_HIGH[rank_slot(key1)]) * 64 + (63 - h1),
+                                np.int64(RANK_HIGH[rank_slot(key2)]) * 64 + (63 - h2))
     for i in range(n):
         if flush[i]:
             f0, f1, f2 = flop[i, 0], flop[i, 1], flop[i, 2]
-            fkey = _SUIT_START + _CARD_KEY[f0] + _CARD_KEY[f1] + _CARD_KEY[f2]
-            fbits = _CARD_BIT[f0] | _CARD_BIT[f1] | _CARD_BIT[f2]
+            fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2]
+            fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2]
             h0, h1, h2 = hand[i, 0], hand[i, 1], hand[i, 2]
             out[i] = _best_of_three(np.int64(_value5(h1, h2, fkey, fbits)) * 64 + (63 - h0),
                                     np.int64(_value5(h0, h2, fkey, fbits)) * 64 + (63 - h1),

@@ -25,9 +25,9 @@ from numba import njit
 
 from ..cards import format_cards, parse_cards
 from ..engine.variant import Decision, Outcome, Variant
-from ..evaluate import (
-    _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_two_and_board,
-)
+from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
+from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
+from ..kernels import value_two_and_board as _value_two_and_board
 
 PASS, DISCARD = "pass", "discard"
 

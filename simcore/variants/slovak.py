@@ -25,7 +25,9 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
-from ..evaluate import _CARD_KEY, _FLUSH_FLAGS, _RANK_HIGH, _SUIT_START, _rank_slot, _value_two_and_board
+from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
+from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
+from ..kernels import value_two_and_board as _value_two_and_board
 from ..engine.variant import Decision, Outcome, SharedState, Variant, pot_shares
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
