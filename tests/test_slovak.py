@@ -435,12 +435,6 @@ def test_exchanging_well_beats_never_on_the_same_deals():
 # -- rollout and analysis ------------------------------------------------------------------------------
 
 
-def test_rollout_plays_both_exchanges():
-    r = simulate("slovak", 3, 300, seed=2, hero="rollout:4:made-or-draw", field="made-or-draw",
-                 progress=False, block_size=150)
-    assert r.n_deals == 300 and abs(r.table().share.sum() - 1) < 1e-9
-
-
 def test_analyze_separates_an_obvious_exchange():
     r = analyze("slovak", 4, "9s 4d", "Kh 9d 2c", decision="exchange2", n_deals=200_000,
                 seed=3, progress=False)
