@@ -15,7 +15,7 @@ try:
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+unknown"
 
-from .engine import analyze, compare, simulate  # noqa: E402
+from .api import analyze, compare, simulate  # noqa: E402
 from .variants import all_variants, get_variant  # noqa: E402
 
 __all__ = [

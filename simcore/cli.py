@@ -22,10 +22,10 @@ Start with:
   pvsim analyze estonian --players 6 --hand "As Ks 7d" --board "Qs Js 4h"
   pvsim eval "Ks Kh Kd 9s 9d"                    value and name of a hand
 
-Variants: holdem (reference), estonian, slovak.
+Variants: `pvsim variants` lists them with their rule options.
 A policy spec names a policy per decision: pass=highest,discard=best-made;
-decisions left out use the variant's default. --hero is seat 0, --field every
-other seat, --seat K=SPEC one seat.
+decisions left out use the variant's default. --hero is the hero seat (seat 0,
+or --hero-seat K), --field every other seat, --seat K=SPEC one seat.
 """
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -38,8 +38,40 @@ def _version() -> str:
     return __version__
 
 
+def _variant_flags(p: argparse.ArgumentParser) -> None:
+    """Rule options and situation fields, built from what the variants declare.
+
+    A flag belongs to the variants that declare it; giving it with another
+    variant is a clear error (from get_variant or the variant's setup).
+    """
+    from simcore.variants import variant_classes
+
+    options, fields = {}, {}
+    for cls in variant_classes().values():
+        for o in cls.options:
+            options.setdefault(o.name, (o, []))[1].append(cls.name)
+        for f in cls.fields:
+            fields.setdefault(f.name, (f, []))[1].append(cls.name)
+    g = p.add_argument_group("rule options (by variant)")
+    for name, (o, owners) in options.items():
+        flag = "--" + name.replace("_", "-")
+        text = f"{'/'.join(owners)}: {o.help}"
+        if isinstance(o.default, bool):
+            g.add_argument(flag, dest=f"opt_{name}", action="store_true", default=None, help=text)
+        else:
+            choices = f" ({'|'.join(map(str, o.choices))}; default {o.default})" if o.choices else \
+                f" (default {o.default})"
+            g.add_argument(flag, dest=f"opt_{name}", metavar=name.upper(), default=None, help=text + choices)
+    g = p.add_argument_group("situation (by variant)")
+    for name, (f, owners) in fields.items():
+        g.add_argument("--" + name.replace("_", "-"), dest=f"field_{name}", default=None,
+                       help=f"{'/'.join(owners)}: {f.help}")
+
+
 def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
-    p.add_argument("variant", help="holdem, estonian or slovak")
+    from simcore.variants import variant_classes
+
+    p.add_argument("variant", help=", ".join(variant_classes()))
     p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
     p.add_argument("--deals", "-d", type=int, default=None,
                    help=f"deals to play (default {deals_default:,}); with --precision, the cap "
@@ -49,16 +81,16 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     p.add_argument("--field", help="policy spec for every seat but 0")
     p.add_argument("--seat", action="append", default=[], metavar="K=SPEC",
                    help="policy spec for seat K (repeatable), e.g. --seat 3=pass=highest")
-    p.add_argument("--hand", help="seat 0's known cards, e.g. \"As Ks 7d\"")
+    p.add_argument("--hero-seat", type=int, default=0, metavar="K",
+                   help="the seat --hero, --hand and the situation are about (default 0)")
+    p.add_argument("--hand", help="the hero seat's known cards, e.g. \"As Ks 7d\"")
     p.add_argument("--board", help="known board cards, first ones first")
-    p.add_argument("--seen", help="slovak: the other players' face-up cards, seat 1 first")
-    p.add_argument("--passed", help="estonian: the card seat 0 passed (with --hand = cards held at the discard)")
-    p.add_argument("--mucked", help="slovak: the card seat 0 mucked at the first exchange (with --board)")
     p.add_argument("--threads", "-t", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384; changes the random stream)")
     p.add_argument("--format", "-f", choices=FORMATS, default="table", help="output format (default table)")
     p.add_argument("--out", "-o", help="write the output to this file instead of the screen")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _variant_flags(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,24 +103,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="every seat's pot share, win and tie rates",
                        description="Play many deals and report each seat's pot share with its 95% interval.")
     _add_run_options(p, 200_000)
-    p.add_argument("--hero", help="policy spec for seat 0, e.g. pass=highest,discard=best-made")
+    p.add_argument("--hero", help="policy spec for the hero seat, e.g. pass=highest,discard=best-made")
     p.add_argument("--precision", type=float, help="stop when every share's 95%% half-width is at most this")
     p.add_argument("--categories", action="store_true", help="also print final hand categories per seat")
+    p.add_argument("--match", action="store_true",
+                   help="also each seat's chance of winning a match (variants with a match target)")
 
-    p = sub.add_parser("compare", help="two policies for seat 0 on the same deals, with the paired difference",
-                       description="Seat 0 plays --a, then --b, on identical deals; the difference a - b "
+    p = sub.add_parser("compare", help="two policies for the hero seat on the same deals, with the paired difference",
+                       description="The hero seat plays --a, then --b, on identical deals; the difference a - b "
                                    "comes with its own (paired, much tighter) interval.")
     _add_run_options(p, 200_000)
-    p.add_argument("--a", required=True, help="policy spec A for seat 0")
-    p.add_argument("--b", required=True, help="policy spec B for seat 0")
+    p.add_argument("--a", required=True, help="policy spec A for the hero seat")
+    p.add_argument("--b", required=True, help="policy spec B for the hero seat")
     p.add_argument("--precision", type=float, help="stop when the difference's 95%% half-width is at most this")
 
-    p = sub.add_parser("analyze", help="every action of seat 0's decision in a situation, ranked",
-                       description="From a situation (seat 0's cards, known board), play each legal action of "
-                                   "the decision on the same deals; stops once the best is separated at 95%%.")
+    p = sub.add_parser("analyze", help="every action of the hero's decision in a situation, ranked",
+                       description="From a situation (the hero seat's cards, known board), play each legal action "
+                                   "of the decision on the same deals; stops once the best is separated at 95%%.")
     _add_run_options(p, 2_000_000)
-    p.add_argument("--decision", help="which decision (default: the variant's first)")
-    p.add_argument("--hero", help="policy spec for seat 0's other decisions")
+    p.add_argument("--decision", help="which decision (default: the one the situation is at)")
+    p.add_argument("--hero", help="policy spec for the hero's other decisions")
     p.add_argument("--min-deals", type=int, default=1 << 15, help="deals before stopping early (default 32768)")
     p.add_argument("--no-stop", action="store_true", help="play all --deals even once separated")
 
@@ -105,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hands", type=int, default=2_000_000, help="random hands for the throughput figure")
 
     p = sub.add_parser("bench", help="evaluator benchmark beside eval7 / phevaluator",
-                       description="Run experiments.bench_evaluator (pass its options after --).")
+                       description="Run python -m experiments.bench_evaluator (pass its options after --).")
     p.add_argument("args", nargs=argparse.REMAINDER)
 
     p = sub.add_parser("variants", help="the variants and their player limits")
@@ -176,12 +210,16 @@ def _deals(args) -> int:
     return PRECISION_CAP if getattr(args, "precision", None) else args.deals_default
 
 
+def _prefixed(args, prefix: str) -> dict:
+    return {k[len(prefix):]: v for k, v in vars(args).items() if k.startswith(prefix) and v is not None}
+
+
 def _common(args) -> dict:
-    extra = {k: getattr(args, k) for k in ("seen", "passed", "mucked") if getattr(args, k, None)}
     kw = dict(
         seed=args.seed, field=args.field, seats=_seat_specs(args.seat), hand=args.hand,
         board=args.board, threads=args.threads, progress=False if args.no_progress else None,
-        extra=extra or None,
+        extra=_prefixed(args, "field_") or None, options=_prefixed(args, "opt_") or None,
+        hero_seat=args.hero_seat,
     )
     if args.block_size is not None:
         kw["block_size"] = args.block_size
@@ -195,14 +233,23 @@ def _interrupt_note(info) -> str:
             if info.interrupted else "")
 
 
+def _title(r) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in (r.options or {}).items())
+    return f"{r.variant}" + (f" ({opts})" if opts else "")
+
+
 def cmd_simulate(args) -> int:
-    from simcore.engine import simulate
+    from simcore import simulate
 
     r = simulate(args.variant, args.players, _deals(args), hero=args.hero, precision=args.precision,
-                 **_common(args))
+                 match=args.match, **_common(args))
     df = r.table()
-    header = (f"{r.variant}, {r.n_players} players, {r.n_deals:,} deals, seed {r.seed} "
+    unit = "" if r.unit == "pot share" else f"; share = mean {r.unit} per deal"
+    header = (f"{_title(r)}, {r.n_players} players, {r.n_deals:,} deals, seed {r.seed}{unit} "
               f"({r.info.seconds:.2f} s, {r.n_deals / max(r.info.seconds, 1e-9):,.0f} deals/s)")
+    if r.match is not None:
+        header += (f"\nmatch to {r.match.target:g}: {r.match.mean_hands:.2f} hands on average "
+                   f"({'exact' if r.match.exact else 'simulated'} from the payoff distribution)")
     text = _render(args.format, df, r.to_dict(), header)
     if args.categories and args.format == "table":
         text += "\n\nfinal hand categories (rate per deal):\n" + _fmt_table(r.categories())
@@ -211,12 +258,12 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from simcore.engine import compare
+    from simcore import compare
 
     r = compare(args.variant, args.players, _deals(args), a=args.a, b=args.b, precision=args.precision,
                 **_common(args))
     d = r.to_dict()
-    header = (f"{r.variant}, {r.n_players} players, seat 0: a={r.a} vs b={r.b}; field {r.field}; "
+    header = (f"{_title(r)}, {r.n_players} players, seat {r.seat}: a={r.a} vs b={r.b}; field {r.field}; "
               f"{d['deals']:,} paired deals, seed {r.seed}")
     _emit(_render(args.format, r.table(), d, header) + (_interrupt_note(r.info) if args.format == "table" else ""),
           args.out)
@@ -224,20 +271,21 @@ def cmd_compare(args) -> int:
 
 
 def cmd_analyze(args) -> int:
-    from simcore.engine import analyze
+    from simcore import analyze
 
     kw = _common(args)
     hand, board = kw.pop("hand"), kw.pop("board")
     if hand is None:
-        raise ValueError("analyze needs --hand (seat 0's cards)")
+        raise ValueError("analyze needs --hand (the hero seat's cards)")
     r = analyze(args.variant, args.players, hand, board, decision=args.decision, n_deals=_deals(args),
                 min_deals=args.min_deals, hero=args.hero, stop_early=not args.no_stop, **kw)
     d = r.to_dict()
     verdict = "best separated at 95%" if r.separated else "NOT separated at 95% (more --deals?)"
-    header = (f"{r.variant}, {r.n_players} players, hand {hand}"
+    header = (f"{_title(r)}, {r.n_players} players, seat {r.seat}, hand {hand}"
               + (f", board {board}" if board else "")
               + (f", decision {r.decision}" if r.decision else "")
-              + f": {d['deals']:,} deals, {verdict}")
+              + (f" (round {r.round + 1})" if r.round is not None else "")
+              + f": {d['deals']:,} deals, {len(r.labels)} actions tried, {verdict}")
     cols = ["action", "share", "ci_low", "ci_high", "diff_vs_best", "diff_ci_low", "diff_ci_high"]
     df = r.table()
     _emit(_render(args.format, df if args.format == "csv" else df[cols], d, header)
@@ -246,7 +294,7 @@ def cmd_analyze(args) -> int:
 
 
 def cmd_strategies(args) -> int:
-    import strategies
+    from simcore import api
     from simcore.variants import all_variants, get_variant
 
     vs = [get_variant(args.variant)] if args.variant else list(all_variants().values())
@@ -255,9 +303,9 @@ def cmd_strategies(args) -> int:
         if not v.decisions:
             print("  no decisions (every deal plays itself out)")
         for d in v.decisions:
-            default = strategies.default_policy(v.name, d.name)
+            default = api.default_policy(v, d.name)
             print(f"  {d.name}: {d.description}")
-            for name, entry in strategies.policies(v.name, d.name).items():
+            for name, entry in api.policies(v, d.name).items():
                 mark = " (default)" if name == default else ""
                 print(f"    {name:<18} {entry.description}{mark}")
         print()
@@ -307,18 +355,23 @@ def cmd_demo(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from experiments import bench_evaluator
+    import subprocess
 
+    # A process, not an import: the experiments build on simcore, not the other way.
     rest = [a for a in args.args if a != "--"]
-    return bench_evaluator.main(rest) or 0
+    return subprocess.call([sys.executable, "-m", "experiments.bench_evaluator", *rest])
 
 
 def cmd_variants(args) -> int:
     from simcore.variants import all_variants
 
     for v in all_variants().values():
-        names = ", ".join(d.name for d in v.decisions) or "none"
+        names = ", ".join(d.name + (f" (x{d.rounds})" if d.rounds > 1 else "") for d in v.decisions) or "none"
         print(f"{v.name:<10} {v.title:<22} {v.min_players}-{v.max_players} players; decisions: {names}")
+        for o in v.options:
+            kind = "switch" if isinstance(o.default, bool) else f"default {o.default}"
+            choices = f" ({'|'.join(map(str, o.choices))})" if o.choices else ""
+            print(f"{'':<10} --{o.name}{choices}: {o.help} [{kind}]")
     return 0
 
 

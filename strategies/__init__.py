@@ -1,9 +1,12 @@
 """Strategies for every decision of every variant, by name (see registry)."""
-from .registry import default_policy, lineup, parse_spec, policies, register, resolve, unregister
+from .registry import (
+    default_policy, lineup, parse_spec, policies, register, resolve, spec_label, unregister,
+)
 
 # Importing the modules registers their policies.
 from . import rollout  # noqa: E402,F401
 from . import estonian  # noqa: E402,F401
 from . import slovak  # noqa: E402,F401
 
-__all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup", "unregister"]
+__all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup", "spec_label",
+           "unregister"]

@@ -79,21 +79,26 @@ def default_policy(variant: str, decision: str) -> str:
     return _DEFAULTS.get((variant, decision), "random")
 
 
-def resolve(variant: str, decision: str, spec: str):
-    """(label, strategy function) for a policy spec such as ``rollout:32``."""
+def resolve(variant, decision: str, spec: str):
+    """(label, strategy function) for a policy spec such as ``rollout:32``.
+
+    ``variant`` is a name or a variant object; factories (``rollout``) are
+    built for that object, rule options included.
+    """
     from simcore.variants import get_variant
 
+    v = get_variant(variant)
     name, _, arg = spec.partition(":")
-    entries = policies(variant, decision)
+    entries = policies(v.name, decision)
     if name not in entries:
         raise ValueError(
-            f"unknown policy {name!r} for {variant} {decision}; choose from "
+            f"unknown policy {name!r} for {v.name} {decision}; choose from "
             + ", ".join(sorted(entries))
         )
     entry = entries[name]
     if entry.factory is not None:
         args = [a for a in arg.split(":") if a] if arg else []
-        return spec, entry.factory(get_variant(variant), decision, *args)
+        return spec, entry.factory(v, decision, *args)
     if arg:
         raise ValueError(f"policy {name!r} takes no arguments, got {spec!r}")
     return spec, entry.function
@@ -125,13 +130,14 @@ def parse_spec(variant, spec) -> dict[str, str]:
     out = {}
     for d, p in items:
         v.decision(d)  # raises with the list of decisions
-        resolve(v.name, d, p)  # raises with the list of policies
+        resolve(v, d, p)  # raises with the list of policies
         out[d] = p
     return out
 
 
 def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat: int = 0):
-    """Per seat {decision: (label, function)}: hero, field, then per-seat specs."""
+    """Per seat {decision: (label, function)}: ``hero`` for seat ``hero_seat``,
+    ``field`` for the others, then per-seat specs {seat: spec}."""
     from simcore.variants import get_variant
 
     v = get_variant(variant)
@@ -145,7 +151,7 @@ def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat
         chosen = {d.name: default_policy(v.name, d.name) for d in v.decisions}
         chosen.update(hero_spec if seat == hero_seat else field_spec)
         chosen.update(seat_specs.get(seat, {}))
-        out.append({d: resolve(v.name, d, p) for d, p in chosen.items()})
+        out.append({d: resolve(v, d, p) for d, p in chosen.items()})
     return out
 
 

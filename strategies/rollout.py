@@ -5,7 +5,7 @@ cannot see (the variant's :meth:`~simcore.engine.variant.Variant.situation`
 says what it has seen and which public actions must be replayed), every
 legal action is played on the same K continuations with everyone, the
 decider's later decisions included, following base strategies, and the action
-with the best mean pot share is taken (ties: the lowest action).
+with the best mean payoff is taken (ties: the lowest action).
 
 Spec: ``rollout`` (K = 32, the variant's default policies as base),
 ``rollout:K`` or ``rollout:K:BASE`` where BASE is a policy spec with ``+``
@@ -23,8 +23,7 @@ MAX_ROWS = 1 << 15  # continuations played at once: bounds memory
 
 def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | None = None):
     """Build a rollout strategy for ``variant``'s ``decision``."""
-    from simcore.engine.deal import deal
-    from simcore.engine.variant import Table
+    from simcore.engine import deal_block, play_block
 
     try:
         k = int(k)
@@ -43,6 +42,9 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
 
     def rollout(obs, rng):
         seat, n_players = obs["seat"], obs["n_players"]
+        # A repeated decision is forced in this round only; later rounds follow the base.
+        key = (seat, decision, int(obs.get("round", 0))) if variant.decision(decision).rounds > 1 \
+            else (seat, decision)
         legal = obs["legal"]
         n = legal.shape[0]
         known, forced = variant.situation(decision, obs, n_players)
@@ -52,7 +54,7 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
         for lo in range(0, n, step):
             hi = min(n, lo + step)
             m = (hi - lo) * k
-            cards = deal(np.repeat(known[lo:hi], k, axis=0), m, rng)
+            cards, chance = deal_block(variant, np.repeat(known[lo:hi], k, axis=0), m, n_players, rng)
             f_rep = {key: np.repeat(v[lo:hi], k) for key, v in forced.items()}
             seeds = rng.integers(0, 2**63, size=n_players)
             first_legal = np.argmax(legal[lo:hi], axis=1)
@@ -62,10 +64,10 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
                     continue
                 # Where a is illegal, play any legal action; that row's value is discarded.
                 f = dict(f_rep)
-                f[(seat, decision)] = np.repeat(np.where(ok, a, first_legal), k)
+                f[key] = np.repeat(np.where(ok, a, first_legal), k)
                 rngs = [np.random.Generator(np.random.PCG64(int(s))) for s in seeds]
-                out = variant.play(cards, n_players, Table(variant, n_players, lu, rngs, f))
-                mean = out.shares[:, seat].reshape(hi - lo, k).mean(axis=1)
+                out = play_block(variant, cards, n_players, lu, rngs, f, chance)
+                mean = out.payoffs[:, seat].reshape(hi - lo, k).mean(axis=1)
                 values[lo:hi, a] = np.where(ok, mean, -np.inf)
         return np.argmax(values, axis=1)
 

@@ -9,11 +9,12 @@ import pytest
 
 import simcore
 from simcore import describe_hand, evaluate_hand, format_cards, parse_cards
-from simcore.engine import Table, compare, simulate
+from simcore import compare, simulate
+from simcore.engine import Table
 from strategies import policies, resolve
 
 V = simcore.get_variant("estonian")
-SCALARS = {"seat", "n_players", "decision", "variant"}
+SCALARS = {"seat", "n_players", "decision", "variant", "round"}
 
 
 def deal_row(n_players, hands, board):
@@ -93,12 +94,12 @@ def test_showdown_is_best_five_of_two_kept_cards_and_the_board():
     # held: seat 0 [Ah Kh 9d], seat 1 [9s 9c 3d]; both discard the received card
     out, _, _ = play(cards, 2, [2, 2], [2, 2])
     assert out.shares[0].tolist() == [1.0, 0.0]
-    assert out.categories[0].tolist() == [5, 3]  # flush, trips
+    assert out.categories[..., 0][0].tolist() == [5, 3]  # flush, trips
     # Discarding the middle card instead: seat 0 keeps Ah 9d, only four hearts
     # with the board, so a pair of nines with an ace kicker; seat 1 keeps 9s 3d,
     # a pair of nines with a queen kicker. The discarded cards do not play.
     out, _, _ = play(cards, 2, [2, 2], [1, 1])
-    assert out.categories[0].tolist() == [1, 1]
+    assert out.categories[..., 0][0].tolist() == [1, 1]
     assert out.shares[0].tolist() == [1.0, 0.0]
 
 
@@ -153,7 +154,7 @@ def test_rule_text_example_passes_7d_keeps_AK_and_makes_the_ace_high_straight():
     out = V.play(cards, 2, table)
     assert format_cards(seen["passed"]) == "7d"
     assert format_cards(seen["hand"][0]) == "As Ks 9c"
-    assert out.categories[0, 0] == 4  # straight
+    assert out.categories[..., 0][0, 0] == 4  # straight
     assert describe_hand(evaluate_hand("As Ks Qs Js Td 4h 2c")) == "ace-high straight"
     # and the best-made discard chose the 9c (index 2)
     assert best_made({"hand": seen["hand"], "flop": parse_cards("Qs Js 4h")[None, :],
@@ -363,7 +364,7 @@ def test_same_numbers_at_one_and_two_threads():
 
 
 def test_unknown_options_are_refused():
-    with pytest.raises(ValueError, match="unknown options for Estonian Twist: seen"):
+    with pytest.raises(ValueError, match="Estonian Twist has no situation field .seen.; it takes passed"):
         V.setup(3, hand="As Ks 7d", seen="Ah")
 
 

@@ -16,7 +16,7 @@ from strategies.registry import lineup, resolve
 V = get_variant("slovak")
 DECISIONS = ("exchange1", "exchange2")
 OBS_KEYS = {"up", "mucked", "board", "history", "round1", "downs_left", "legal",
-            "seat", "n_players", "decision", "variant"}
+            "seat", "n_players", "decision", "variant", "round"}
 
 
 def fixed_deal(P, seats, board):
@@ -68,7 +68,7 @@ def test_declining_plays_the_face_up_cards_and_face_down_cards_are_dead():
     # Seat 0's face-down cards would make quads; declining twice leaves them dead.
     cards = fixed_deal(2, ["2c 7d Ah As", "Kc Qd 3h 4h"], "Ad Ac 9s 5d 8h")
     out = play(cards, 2, everyone(2, fixed(0)))
-    assert out.categories[0].tolist() == [1, 1]  # pairs of aces (board) only
+    assert out.categories[..., 0][0].tolist() == [1, 1]  # pairs of aces (board) only
     assert out.shares[0].tolist() == [0.0, 1.0]  # king-queen kickers win
 
 
@@ -85,7 +85,7 @@ def test_an_exchange_mucks_the_card_and_turns_the_next_face_down_card():
     assert second["up"][0, 0].tolist() == parse_cards("Ah As").tolist()  # 7d mucked, As up
     assert second["mucked"][0, :2].tolist() == parse_cards("2c 7d").tolist()
     assert second["downs_left"][0].tolist() == [0, 2]
-    assert out.categories[0, 0] == 7 and out.shares[0].tolist() == [1.0, 0.0]  # four aces
+    assert out.categories[..., 0][0, 0] == 7 and out.shares[0].tolist() == [1.0, 0.0]  # four aces
 
 
 def test_no_face_down_card_left_means_decline_only():
@@ -125,7 +125,7 @@ def test_rule_text_example_kings_full_of_nines():
     assert log[1]["mucked"][0, 0] == parse_cards("4d")[0]
     final = evaluate_hand("9s Ks Kh 9d 2c 7s Kd")
     assert describe_hand(final) == "kings full of nines"
-    assert out.categories[0].tolist() == [6, 6]
+    assert out.categories[..., 0][0].tolist() == [6, 6]
     assert out.shares[0].tolist() == [1.0, 0.0]
 
 

@@ -1,6 +1,16 @@
-"""The simulation engine: dealing, seeds, the variant contract, runs, statistics."""
-from .runner import Job, analyze, compare, map_blocks, simulate
-from .variant import Decision, Outcome, StrategyError, Table, Variant, pot_shares
+"""The simulation engine: dealing, seeds, the variant contract, play_block, runs, statistics.
 
-__all__ = ["simulate", "compare", "analyze", "map_blocks", "Job", "Variant", "Decision", "Outcome", "Table",
-           "StrategyError", "pot_shares"]
+It takes variant objects and resolved strategies; :mod:`simcore.api` resolves names.
+"""
+from .match import MatchChances, PayoffRows, match_chances, match_probabilities
+from .runner import (
+    Job, deal_block, map_blocks, play_block, run_analysis, run_comparison, run_simulation, seat_streams,
+)
+from .variant import (
+    Decision, Field, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
+)
+
+__all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "play_block", "deal_block",
+           "seat_streams", "Job", "Variant", "Decision", "Option", "Field", "Outcome", "Table", "SharedState",
+           "StrategyError", "pot_shares", "place_points", "PayoffRows", "MatchChances", "match_chances",
+           "match_probabilities"]

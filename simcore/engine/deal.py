@@ -11,17 +11,19 @@ from numba import njit
 
 from ..cards import format_cards
 
-BLOCK_STREAMS = 16  # deal stream + strategy streams per seat (seats < 15)
+BLOCK_STREAMS = 16  # at least: the deal stream + one per seat
 
 
-def block_seeds(seed: int, block: int) -> list[np.random.SeedSequence]:
+def block_seeds(seed: int, block: int, n_players: int = BLOCK_STREAMS - 1) -> list[np.random.SeedSequence]:
     """Independent seed sequences of one block: [deal, seat 0, seat 1, ...].
 
     Block ``b`` always gets the same streams whatever the thread count or the
-    order in which blocks run, which makes runs bit-identical.
+    order in which blocks run, which makes runs bit-identical. Child ``k`` of
+    a SeedSequence does not depend on how many are spawned, so tables of more
+    than 15 seats get streams of their own without changing anyone else's.
     """
     root = np.random.SeedSequence(entropy=int(seed), spawn_key=(int(block),))
-    return root.spawn(BLOCK_STREAMS)
+    return root.spawn(max(BLOCK_STREAMS, 1 + int(n_players)))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -126,6 +128,18 @@ def check_known(known: np.ndarray, what: str = "known cards") -> None:
         vals, counts = np.unique(fixed, return_counts=True)
         if (counts > 1).any():
             raise ValueError(f"duplicate card {format_cards([vals[counts > 1][0]])} in {what}")
+
+
+def chance_draws(n_deals: int, k: int, rng: np.random.Generator) -> np.ndarray | None:
+    """(n_deals, k) uint32 draws for chance during a deal, or None when k is 0.
+
+    Taken from the deal stream after the cards, so the cards of a deal are
+    the same whether or not a variant asks for chance draws.
+    """
+    if k == 0:
+        return None
+    raw = rng.bit_generator.random_raw((n_deals * k + 1) // 2)
+    return raw.view(np.uint32)[: n_deals * k].reshape(n_deals, k)
 
 
 def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,5 +1,9 @@
 """Runs: simulate, compare (paired), analyze (a decision's actions, paired).
 
+The engine takes variant objects and resolved strategies (per seat,
+``{decision: (label, function)}``); policy names are resolved by the façade,
+:mod:`simcore.api`, which the CLI and ``simcore.simulate`` use.
+
 A run is split into fixed-size blocks of deals. Block ``b`` has its own seed
 streams (see :func:`deal.block_seeds`), is dealt at once, goes through the
 variant's decisions and showdown, and is reduced to running sums. Blocks run
@@ -17,15 +21,54 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .deal import block_seeds, check_known, deal
+from .deal import block_seeds, chance_draws, check_known, deal
+from .match import MatchChances, PayoffRows, match_chances
 from .stats import PairedStats, SeatStats, Z95, interval
-from .variant import Table, Variant
+from .variant import Outcome, Table, Variant
 
 DEFAULT_BLOCK = 1 << 14
 
 
 def default_threads() -> int:
     return os.cpu_count() or 1
+
+
+def deal_block(variant: Variant, known: np.ndarray, n_deals: int, n_players: int,
+               rng: np.random.Generator):
+    """Deal one block: ``(cards (n, n_slots) int8, chance (n, k) uint32 or None)``.
+
+    ``known`` is (n_slots,) or (n, n_slots) with -1 for random slots. The
+    chance draws (``variant.n_chance``) come from ``rng`` after the cards.
+    """
+    cards = deal(known, n_deals, rng)
+    return cards, chance_draws(n_deals, variant.n_chance(n_players), rng)
+
+
+def play_block(variant: Variant, cards: np.ndarray, n_players: int, lineup, rngs,
+               forced: dict | None = None, chance: np.ndarray | None = None,
+               record: bool = False) -> Outcome:
+    """Play a dealt block to the showdown with one lineup.
+
+    Parameters
+    ----------
+    variant : the variant object.
+    cards : (n, n_slots) int8 dealt slots.
+    lineup : per seat {decision: (label, function)}.
+    rngs : per seat, a numpy Generator for randomised strategies.
+    forced : {(seat, decision[, round]): (n,) int64 actions, -1 where free}.
+    chance : (n, k) uint32 chance draws (see :func:`deal_block`).
+    record : also return every decision's actions in ``outcome.actions``.
+    """
+    table = Table(variant, n_players, lineup, rngs, forced or {}, chance, record)
+    out = variant.play(cards, n_players, table)
+    if record:
+        out.actions = table.actions
+    return out
+
+
+def seat_streams(seeds, n_players: int) -> list[np.random.Generator]:
+    """The seats' strategy streams of a block (from :func:`block_seeds`)."""
+    return [np.random.Generator(np.random.PCG64(s)) for s in seeds[1 : 1 + n_players]]
 
 
 @dataclass
@@ -38,20 +81,19 @@ class Job:
     known: np.ndarray  # (n_slots,) int8
     seed: int
     block_size: int
-    forced: list  # one {(seat, decision): action} per alternative
-    hero_seat: int = 0
+    forced: list  # one {(seat, decision[, round]): action} per alternative
 
     def run_block(self, b: int, n: int):
-        seeds = block_seeds(self.seed, b)
-        cards = deal(self.known, n, np.random.Generator(np.random.PCG64(seeds[0])))
+        seeds = block_seeds(self.seed, b, self.n_players)
+        rng = np.random.Generator(np.random.PCG64(seeds[0]))
+        cards, chance = deal_block(self.variant, self.known, n, self.n_players, rng)
         outcomes = []
         for lineup, forced in zip(self.lineups, self.forced):
             # Fresh streams per alternative: the field draws the same numbers
             # under every alternative (common random numbers).
-            rngs = [np.random.Generator(np.random.PCG64(s)) for s in seeds[1 : 1 + self.n_players]]
+            rngs = seat_streams(seeds, self.n_players)
             f = {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}
-            table = Table(self.variant, self.n_players, lineup, rngs, f)
-            outcomes.append(self.variant.play(cards, self.n_players, table))
+            outcomes.append(play_block(self.variant, cards, self.n_players, lineup, rngs, f, chance))
         return outcomes
 
 
@@ -194,6 +236,16 @@ def _merge(a, b):
 # -- simulate ----------------------------------------------------------------
 
 
+def _py(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def _category_names(kind: str) -> tuple[str, ...]:
+    from ..evaluate import CATEGORY_NAMES
+
+    return CATEGORY_NAMES
+
+
 @dataclass
 class SimulationResult:
     variant: str
@@ -202,134 +254,159 @@ class SimulationResult:
     strategies: list[str]
     stats: SeatStats
     info: RunInfo
+    unit: str = "pot share"
+    hands: tuple = ("hand",)
+    options: dict = None
+    part_groups: dict = None
+    match: MatchChances | None = None
 
     @property
     def n_deals(self) -> int:
         return self.stats.n
 
     def table(self):
-        """Tidy per-seat table: share with its interval, win and tie rates."""
+        """Tidy per-seat table: share (mean payoff) with its interval, win and tie
+        rates, the variant's parts with theirs, and match chances when asked."""
         import pandas as pd
 
         s = self.stats
         mean, se = s.share()
         lo, hi = interval(mean, se)
-        return pd.DataFrame(
-            {
-                "seat": np.arange(self.n_players),
-                "strategy": self.strategies,
-                "n": s.n,
-                "share": mean,
-                "stderr": se,
-                "ci_low": lo,
-                "ci_high": hi,
-                "win_rate": s.wins / max(s.n, 1),
-                "tie_rate": s.ties / max(s.n, 1),
-            }
-        )
+        cols = {
+            "seat": np.arange(self.n_players),
+            "strategy": self.strategies,
+            "n": s.n,
+            "share": mean,
+            "stderr": se,
+            "ci_low": lo,
+            "ci_high": hi,
+            "win_rate": s.wins / max(s.n, 1),
+            "tie_rate": s.ties / max(s.n, 1),
+        }
+        for name in s.part_names:
+            m, e = s.part(name)
+            pl, ph = interval(m, e)
+            cols.update({name: m, f"{name}_stderr": e, f"{name}_ci_low": pl, f"{name}_ci_high": ph})
+        if self.match is not None:
+            cols.update({"match_win": self.match.win, "match_stderr": self.match.stderr,
+                         "match_ci_low": self.match.ci_low, "match_ci_high": self.match.ci_high})
+        return pd.DataFrame(cols)
 
     def categories(self):
-        """Final hand categories per seat and of the winning hand, as rates."""
+        """Final hand categories per seat (and hand) and of the winning hand, as rates."""
         import pandas as pd
         from ..evaluate import CATEGORY_NAMES
 
         n = max(self.stats.n, 1)
-        df = pd.DataFrame(self.stats.categories / n, columns=CATEGORY_NAMES)
-        df.insert(0, "seat", [str(i) for i in range(self.n_players)])
-        win = pd.DataFrame([self.stats.winning / n], columns=CATEGORY_NAMES)
-        win.insert(0, "seat", ["winner"])
-        return pd.concat([df, win], ignore_index=True)
+        frames = []
+        for h, hand in enumerate(self.hands):
+            df = pd.DataFrame(self.stats.categories[:, h] / n, columns=CATEGORY_NAMES)
+            df.insert(0, "seat", [str(i) for i in range(self.n_players)])
+            win = pd.DataFrame([self.stats.winning[h] / n], columns=CATEGORY_NAMES)
+            win.insert(0, "seat", ["winner"])
+            part = pd.concat([df, win], ignore_index=True)
+            if len(self.hands) > 1:
+                part.insert(0, "hand", hand)
+            frames.append(part)
+        return pd.concat(frames, ignore_index=True)
 
     def to_dict(self) -> dict:
         from ..evaluate import CATEGORY_NAMES
 
         rows = self.table().to_dict(orient="records")
-        seats = [
-            {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items() if k != "n"}
-            for r in rows
-        ]
+        seats = [{k: _py(v) for k, v in r.items() if k != "n"} for r in rows]
         n = max(self.stats.n, 1)
-        for seat, counts in zip(seats, self.stats.categories):
-            seat["categories"] = {name: int(c) / n for name, c in zip(CATEGORY_NAMES, counts)}
-        return {
+        multi = len(self.hands) > 1
+        for p, seat in enumerate(seats):
+            cats = [{name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.categories[p, h])}
+                    for h in range(len(self.hands))]
+            seat["categories"] = dict(zip(self.hands, cats)) if multi else cats[0]
+            for group, names in (self.part_groups or {}).items():
+                seat[group] = {name: {"share": seat[name], "stderr": seat[f"{name}_stderr"],
+                                      "ci_low": seat[f"{name}_ci_low"], "ci_high": seat[f"{name}_ci_high"]}
+                               for name in names}
+        winning = [{name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.winning[h])}
+                   for h in range(len(self.hands))]
+        out = {
             "variant": self.variant,
+            **(self.options or {}),
+            "variant_options": dict(self.options or {}),
             "players": self.n_players,
             "deals": int(self.stats.n),
             "seed": self.seed,
+            "unit": self.unit,
             "seats": seats,
-            "winning_categories": {name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.winning)},
+            "winning_categories": dict(zip(self.hands, winning)) if multi else winning[0],
             "interrupted": self.info.interrupted,
             "seconds": round(self.info.seconds, 3),
             "threads": self.info.threads,
         }
+        if self.match is not None:
+            out["match"] = {"target": self.match.target, "mean_hands": self.match.mean_hands,
+                            "mean_hands_stderr": self.match.mean_hands_stderr, "exact": self.match.exact}
+        return out
 
 
-def _setup(variant, n_players, hand, board, known, hero_seat, extra):
-    from ..variants import get_variant
-
-    v = get_variant(variant)
-    v.check_players(n_players)
-    presets = {}
-    if known is None:
-        known, presets = v.setup(n_players, hand=hand, board=board, seat=hero_seat, **(extra or {}))
-    known = np.asarray(known, dtype=np.int8)
-    if known.shape != (v.n_slots(n_players),):
-        raise ValueError(f"known slots must have shape ({v.n_slots(n_players)},), got {known.shape}")
-    check_known(known, "the known cards")
-    return v, known, presets
-
-
-def _check_deals(n_deals):
-    if not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
+def check_deals(n_deals) -> None:
+    if isinstance(n_deals, bool) or not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
         raise ValueError(f"the number of deals must be a positive integer, got {n_deals!r}")
 
 
-def simulate(
-    variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, hero=None, field=None,
-    seats=None, hand=None, board=None, known=None, threads=None, precision=None,
-    block_size: int = DEFAULT_BLOCK, progress=None, extra=None,
-) -> SimulationResult:
-    """Play ``n_deals`` deals and report every seat's pot share.
+def check_situation(variant: Variant, n_players: int, known: np.ndarray) -> np.ndarray:
+    """The known slots as int8 (n_slots,), checked for shape, range and repeats."""
+    known = np.asarray(known, dtype=np.int8)
+    if known.shape != (variant.n_slots(n_players),):
+        raise ValueError(f"known slots must have shape ({variant.n_slots(n_players)},), got {known.shape}")
+    check_known(known, "the known cards")
+    return known
 
-    Parameters
-    ----------
-    variant : a variant name ("estonian") or object.
-    n_players : players at the table.
-    n_deals : deals to play; with ``precision`` the cap on deals.
-    seed : the run's seed (same seed, same numbers, at any thread count).
-    hero, field, seats : policy specs for seat 0, the other seats, and
-        {seat: spec}; ``"pass=highest,discard=best-made"`` or a dict.
-    hand, board : cards fixed for seat 0 and the board (strings or arrays).
-    threads : worker threads (default: all cores).
-    precision : stop once every seat's 95% half-width is at most this.
 
-    Examples
-    --------
-    >>> r = simulate("holdem", 2, 20000, seed=1, hand="Ah Ad", progress=False)
-    >>> bool(0.83 < r.table().share[0] < 0.87)
-    True
+def _check_precision(precision):
+    if precision is not None and not (isinstance(precision, (int, float)) and precision > 0):
+        raise ValueError(f"precision must be positive, got {precision!r}")
+
+
+def _both(a, b):
+    """Merge (SeatStats, PayoffRows or None) pairs."""
+    a[0].merge(b[0])
+    if a[1] is not None:
+        a[1].merge(b[1])
+    return a
+
+
+def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed: int = 0, *,
+                   known: np.ndarray, presets: dict | None = None, labels=None, threads=None,
+                   precision=None, block_size: int = DEFAULT_BLOCK, progress=None,
+                   match: bool = False) -> SimulationResult:
+    """Play ``n_deals`` deals with a resolved lineup and report every seat's payoff.
+
+    ``match`` keeps the distribution of per-deal payoff rows and reports each
+    seat's chance of winning a match to the variant's ``match_target``.
     """
-    _check_deals(n_deals)
-    v, known, presets = _setup(variant, n_players, hand, board, known, 0, extra)
-    from strategies import lineup
-    from strategies.registry import spec_label
-
-    lu = lineup(v, n_players, hero, field, seats)
-    job = Job(v, n_players, [lu], known, int(seed), int(block_size), [presets])
+    check_deals(n_deals)
+    _check_precision(precision)
+    if match and variant.match_target is None:
+        raise ValueError(f"{variant.title} has no match target: match chances are not defined")
+    job = Job(variant, n_players, [lineup], known, int(seed), int(block_size), [presets or {}])
     done = None
     if precision is not None:
-        if precision <= 0:
-            raise ValueError(f"precision must be positive, got {precision}")
-        done = lambda acc: acc.max_half_width() <= precision  # noqa: E731
+        done = lambda acc: acc[0].max_half_width() <= precision  # noqa: E731
+    parts = tuple(variant.parts)
 
     def reduce(outcomes):
         o = outcomes[0]
-        return SeatStats.of_block(o.shares, o.categories)
+        return [SeatStats.of_outcome(o, parts), PayoffRows.of_block(o.payoffs) if match else None]
 
-    labels = [spec_label(s) for s in lu]
-    return _run(job, n_deals, reduce, _merge, done, threads, progress,
-                lambda acc, info: SimulationResult(v.name, n_players, int(seed), labels,
-                                                   acc or SeatStats(n_players), info))
+    def make(acc, info):
+        stats = acc[0] if acc else SeatStats(n_players, len(variant.hands), parts)
+        chances = None
+        if match and acc and stats.n:
+            chances = match_chances(acc[1], variant.match_target)
+        return SimulationResult(variant.name, n_players, int(seed), list(labels or [""] * n_players), stats,
+                                info, variant.payoff_unit, tuple(variant.hands), dict(variant.opts),
+                                dict(getattr(variant, "part_groups", {}) or {}), chances)
+
+    return _run(job, n_deals, reduce, _both, done, threads, progress, make)
 
 
 # -- compare ------------------------------------------------------------------
@@ -345,16 +422,22 @@ class ComparisonResult:
     field: str
     stats: PairedStats
     info: RunInfo
+    seat: int = 0
+    unit: str = "pot share"
+    options: dict = None
 
     def to_dict(self) -> dict:
         mean, se = self.stats.share()
         d, dse = self.stats.diff(0, 1)
         out = {
             "variant": self.variant,
+            **(self.options or {}),
+            "variant_options": dict(self.options or {}),
             "players": self.n_players,
             "deals": int(self.stats.n),
             "seed": self.seed,
-            "seat": 0,
+            "seat": self.seat,
+            "unit": self.unit,
             "a": self.a,
             "b": self.b,
             "field": self.field,
@@ -392,35 +475,29 @@ class ComparisonResult:
         )
 
 
-def compare(
-    variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, a=None, b=None, field=None,
-    seats=None, hand=None, board=None, known=None, threads=None, precision=None,
-    block_size: int = DEFAULT_BLOCK, progress=None, extra=None,
-) -> ComparisonResult:
-    """Seat 0 plays policy ``a``, then ``b``, on the same deals; the rest as given.
+def run_comparison(variant: Variant, n_players: int, lineup_a, lineup_b, n_deals: int, seed: int = 0, *,
+                   hero_seat: int = 0, known: np.ndarray, presets: dict | None = None,
+                   labels=("", "", ""), threads=None, precision=None, block_size: int = DEFAULT_BLOCK,
+                   progress=None) -> ComparisonResult:
+    """Seat ``hero_seat`` plays lineup a, then b, on the same deals.
 
-    The difference a - b comes with its own paired interval, far tighter than
-    that of two separate runs.
+    ``labels`` names (a, b, the field) for the tables.
     """
-    _check_deals(n_deals)
-    v, known, presets = _setup(variant, n_players, hand, board, known, 0, extra)
-    from strategies import lineup
-    from strategies.registry import spec_label
-
-    la = lineup(v, n_players, a, field, seats)
-    lb = lineup(v, n_players, b, field, seats)
-    job = Job(v, n_players, [la, lb], known, int(seed), int(block_size), [presets, presets])
+    check_deals(n_deals)
+    _check_precision(precision)
+    job = Job(variant, n_players, [lineup_a, lineup_b], known, int(seed), int(block_size),
+              [presets or {}, presets or {}])
     done = None
     if precision is not None:
         done = lambda acc: acc.n > 1 and Z95 * acc.diff(0, 1)[1] <= precision  # noqa: E731
 
     def reduce(outcomes):
-        return PairedStats.of_block(np.stack([o.shares[:, 0] for o in outcomes], axis=1))
+        return PairedStats.of_outcomes(outcomes, hero_seat)
 
-    field_label = spec_label(la[1]) if n_players > 1 else ""
     return _run(job, n_deals, reduce, _merge, done, threads, progress,
-                lambda acc, info: ComparisonResult(v.name, n_players, int(seed), spec_label(la[0]),
-                                                   spec_label(lb[0]), field_label, acc or PairedStats(2), info))
+                lambda acc, info: ComparisonResult(variant.name, n_players, int(seed), labels[0], labels[1],
+                                                   labels[2], acc or PairedStats(2), info, hero_seat,
+                                                   variant.payoff_unit, dict(variant.opts)))
 
 
 # -- analyze ------------------------------------------------------------------
@@ -436,6 +513,10 @@ class AnalysisResult:
     stats: PairedStats
     info: RunInfo
     separated: bool
+    seat: int = 0
+    round: int | None = None
+    unit: str = "pot share"
+    options: dict = None
 
     def table(self):
         """Actions sorted by share, with intervals and the paired gap to the best."""
@@ -461,62 +542,59 @@ class AnalysisResult:
         return pd.DataFrame(rows).sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
 
     def to_dict(self) -> dict:
-        options = [
-            {k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-            for r in self.table().to_dict(orient="records")
-        ]
+        options = [{k: _py(v) for k, v in r.items()} for r in self.table().to_dict(orient="records")]
         return {
             "variant": self.variant,
+            **(self.options or {}),
+            "variant_options": dict(self.options or {}),
             "players": self.n_players,
+            "seat": self.seat,
             "decision": self.decision,
+            "round": self.round,
+            "unit": self.unit,
             "deals": int(self.stats.n),
             "seed": self.seed,
             "separated": bool(self.separated),
             "best": options[0]["action"],
+            "actions_tried": len(self.labels),
             "options": options,
             "interrupted": self.info.interrupted,
             "seconds": round(self.info.seconds, 3),
         }
 
 
-def analyze(
-    variant, n_players: int, hand=None, board=None, *, decision: str | None = None,
-    n_deals: int = 2_000_000, min_deals: int = 1 << 15, seed: int = 0, hero=None, field=None,
-    seats=None, known=None, threads=None, block_size: int = DEFAULT_BLOCK, progress=None,
-    stop_early: bool = True, extra=None,
-) -> AnalysisResult:
-    """Every legal action of the hero's (seat 0's) decision, on the same deals.
+def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None, n_deals: int = 2_000_000,
+                 seed: int = 0, *, hero_seat: int = 0, known: np.ndarray, presets: dict | None = None,
+                 round: int | None = None, min_deals: int = 1 << 15, threads=None,
+                 block_size: int = DEFAULT_BLOCK, progress=None, stop_early: bool = True) -> AnalysisResult:
+    """Every action the variant offers seat ``hero_seat`` at ``decision``, on the same deals.
 
-    The rest of the hand, the hero's later decisions included, is played by
-    the chosen strategies. Stops once the best action is ahead of every other
-    at 95% (after ``min_deals``), or at ``n_deals``.
+    ``round`` forces one round of a repeated decision (None: the decision
+    key without a round, which a one-round decision uses).
     """
-    _check_deals(n_deals)
-    v, known, presets = _setup(variant, n_players, hand, board, known, 0, extra)
-    from strategies import lineup
-
-    lu = lineup(v, n_players, hero, field, seats)
-    if v.decisions:
-        dec = v.decision(decision or v.default_decision(board=board, **(extra or {})))
-        actions = v.analysis_actions(dec.name, n_players, known)
-        labels = [v.analysis_label(dec.name, a, known) for a in actions]
-        forced = [{**presets, (0, dec.name): a} for a in actions]
-        name = dec.name
+    check_deals(n_deals)
+    presets = dict(presets or {})
+    if decision is not None:
+        dec = variant.decision(decision)
+        actions = variant.analysis_actions(dec.name, n_players, known, hero_seat)
+        labels = [variant.analysis_label(dec.name, a, known, hero_seat) for a in actions]
+        key = (hero_seat, dec.name) if round is None else (hero_seat, dec.name, int(round))
+        forced = [{**presets, key: a} for a in actions]
     else:
-        if decision is not None:
-            raise ValueError(f"{v.title} has no decisions; got --decision {decision}")
-        forced, labels, name = [presets], ["play"], None
-    job = Job(v, n_players, [lu] * len(forced), known, int(seed), int(block_size), forced)
+        forced, labels = [presets], ["play"]
+    job = Job(variant, n_players, [lineup] * len(forced), known, int(seed), int(block_size), forced)
 
     def reduce(outcomes):
-        return PairedStats.of_block(np.stack([o.shares[:, 0] for o in outcomes], axis=1))
+        return PairedStats.of_outcomes(outcomes, hero_seat)
 
     done = None
     if stop_early and len(forced) > 1:
         done = lambda acc: acc.n >= min_deals and acc.separated()  # noqa: E731
+
     def make(acc, info):
         stats = acc or PairedStats(len(forced))
-        return AnalysisResult(v.name, n_players, int(seed), name, labels, stats, info,
-                              stats.separated() if len(forced) > 1 else True)
+        return AnalysisResult(variant.name, n_players, int(seed), decision, labels, stats, info,
+                              stats.separated() if len(forced) > 1 else True, hero_seat, round,
+                              variant.payoff_unit, dict(variant.opts))
 
     return _run(job, n_deals, reduce, _merge, done, threads, progress, make)

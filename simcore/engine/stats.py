@@ -2,7 +2,9 @@
 
 Every accumulator holds sums only and merges by addition, in block order, so
 that a run's numbers are bit-identical whatever the thread count. Intervals
-are normal 95% intervals on the mean of per-deal results (n is large).
+are normal 95% intervals on the mean of per-deal results (n is large). The
+per-deal result is the variant's payoff (a pot share or points), reported as
+``share``.
 """
 from __future__ import annotations
 
@@ -26,38 +28,59 @@ def _mean_se(total, total_sq, n):
 
 @dataclass
 class SeatStats:
-    """Per-seat pot share, win and tie counts, and final hand categories."""
+    """Per-seat payoff, win and tie counts, hand categories and the variant's parts.
+
+    The payoff is reported as ``share`` (its mean per deal) in the variant's
+    unit; wins and ties are counted from the outcome's explicit flags.
+    """
 
     n_players: int
+    n_hands: int = 1
+    part_names: tuple = ()
     n: int = 0
     share_sum: np.ndarray = None
     share_sq: np.ndarray = None
     wins: np.ndarray = None
     ties: np.ndarray = None
-    categories: np.ndarray = None  # (players, 9) final hand categories
-    winning: np.ndarray = None  # (9,) category of the winning hand
+    categories: np.ndarray = None  # (players, hands, 9) final hand categories
+    winning: np.ndarray = None  # (hands, 9) category of the winning hand
+    part_sum: np.ndarray = None  # (parts, players)
+    part_sq: np.ndarray = None
 
     def __post_init__(self):
-        p = self.n_players
+        p, h, k = self.n_players, self.n_hands, len(self.part_names)
         if self.share_sum is None:
             self.share_sum = np.zeros(p)
             self.share_sq = np.zeros(p)
             self.wins = np.zeros(p, np.int64)
             self.ties = np.zeros(p, np.int64)
-            self.categories = np.zeros((p, N_CATEGORIES), np.int64)
-            self.winning = np.zeros(N_CATEGORIES, np.int64)
+            self.categories = np.zeros((p, h, N_CATEGORIES), np.int64)
+            self.winning = np.zeros((h, N_CATEGORIES), np.int64)
+            self.part_sum = np.zeros((k, p))
+            self.part_sq = np.zeros((k, p))
 
     @classmethod
-    def of_block(cls, shares: np.ndarray, categories: np.ndarray | None) -> "SeatStats":
-        """Sums of one block: shares (n, players) float64, categories (n, players) int8."""
-        n, p = shares.shape
-        s = cls(p)
+    def of_outcome(cls, outcome, part_names: tuple = ()) -> "SeatStats":
+        """Sums of one block's :class:`~simcore.engine.variant.Outcome`."""
+        n, p = outcome.payoffs.shape
+        cats = np.ascontiguousarray(outcome.categories, dtype=np.int8)
+        if cats.ndim == 2:
+            cats = cats[:, :, None]
+        s = cls(p, cats.shape[2], tuple(part_names))
         s.n = n
-        if categories is None:
-            categories = np.full((n, p), -1, np.int8)
+        winning = outcome.winning
+        if winning is None:
+            winning = np.empty((0, cats.shape[2]), np.int8)
         (s.share_sum, s.share_sq, s.wins, s.ties, s.categories, s.winning) = _seat_sums(
-            np.ascontiguousarray(shares), np.ascontiguousarray(categories, dtype=np.int8)
+            np.ascontiguousarray(outcome.payoffs, dtype=np.float64),
+            np.ascontiguousarray(outcome.wins, dtype=np.bool_),
+            np.ascontiguousarray(outcome.ties, dtype=np.bool_),
+            cats, np.ascontiguousarray(winning, dtype=np.int8),
         )
+        for k, name in enumerate(part_names):
+            x = np.asarray(outcome.parts[name], dtype=np.float64)
+            s.part_sum[k] = x.sum(axis=0)
+            s.part_sq[k] = (x * x).sum(axis=0)
         return s
 
     def merge(self, other: "SeatStats") -> None:
@@ -68,10 +91,17 @@ class SeatStats:
         self.ties += other.ties
         self.categories += other.categories
         self.winning += other.winning
+        self.part_sum += other.part_sum
+        self.part_sq += other.part_sq
 
     def share(self):
-        """(mean, standard error) of each seat's pot share."""
+        """(mean, standard error) of each seat's payoff."""
         return _mean_se(self.share_sum, self.share_sq, self.n)
+
+    def part(self, name: str):
+        """(mean, standard error) of each seat's part ``name``."""
+        k = self.part_names.index(name)
+        return _mean_se(self.part_sum[k], self.part_sq[k], self.n)
 
     def max_half_width(self) -> float:
         _, se = self.share()
@@ -79,38 +109,41 @@ class SeatStats:
 
 
 @njit(cache=True, nogil=True)
-def _seat_sums(shares, categories):
-    """One pass over a block: share sums, squares, wins, ties, categories.
+def _seat_sums(payoffs, wins, ties, categories, winning):
+    """One pass over a block: payoff sums, squares, wins, ties, categories.
 
-    The winning hand's category is that of the first seat with the top share;
-    rows with a category below 0 (none recorded) count in no histogram.
+    ``winning`` (n, hands) gives the winning category per hand; when it has
+    no rows, it is that of the first seat that wins or ties. Categories below
+    0 (none recorded) count in no histogram.
     """
-    n, p = shares.shape
+    n, p = payoffs.shape
+    h = categories.shape[2]
     total = np.zeros(p)
     squares = np.zeros(p)
-    wins = np.zeros(p, np.int64)
-    ties = np.zeros(p, np.int64)
-    cats = np.zeros((p, N_CATEGORIES), np.int64)
-    winning = np.zeros(N_CATEGORIES, np.int64)
+    n_wins = np.zeros(p, np.int64)
+    n_ties = np.zeros(p, np.int64)
+    cats = np.zeros((p, h, N_CATEGORIES), np.int64)
+    won = np.zeros((h, N_CATEGORIES), np.int64)
+    given = winning.shape[0] == n
     for i in range(n):
-        best = 0
+        first = -1
         for j in range(p):
-            x = shares[i, j]
+            x = payoffs[i, j]
             total[j] += x
             squares[j] += x * x
-            if x == 1.0:
-                wins[j] += 1
-            elif x > 0.0:
-                ties[j] += 1
-            c = categories[i, j]
+            n_wins[j] += wins[i, j]
+            n_ties[j] += ties[i, j]
+            if first < 0 and (wins[i, j] or ties[i, j]):
+                first = j
+            for k in range(h):
+                c = categories[i, j, k]
+                if c >= 0:
+                    cats[j, k, c] += 1
+        for k in range(h):
+            c = winning[i, k] if given else (categories[i, first, k] if first >= 0 else -1)
             if c >= 0:
-                cats[j, c] += 1
-            if x > shares[i, best]:
-                best = j
-        c = categories[i, best]
-        if c >= 0:
-            winning[c] += 1
-    return total, squares, wins, ties, cats, winning
+                won[k, c] += 1
+    return total, squares, n_wins, n_ties, cats, won
 
 
 @dataclass
@@ -136,15 +169,26 @@ class PairedStats:
             self.ties = np.zeros(self.k, np.int64)
 
     @classmethod
-    def of_block(cls, x: np.ndarray) -> "PairedStats":
-        """x: (n, k) the seat's share per deal under each alternative."""
+    def of_block(cls, x: np.ndarray, wins: np.ndarray | None = None,
+                 ties: np.ndarray | None = None) -> "PairedStats":
+        """x: (n, k) the seat's payoff per deal under each alternative;
+        wins, ties: (n, k) bool, its outright wins and ties (none counted if None)."""
         s = cls(x.shape[1])
         s.n = x.shape[0]
         s.total = x.sum(axis=0)
         s.cross = x.T @ x
-        s.wins = (x == 1.0).sum(axis=0)
-        s.ties = ((x > 0) & (x < 1.0)).sum(axis=0)
+        if wins is not None:
+            s.wins = wins.sum(axis=0).astype(np.int64)
+        if ties is not None:
+            s.ties = ties.sum(axis=0).astype(np.int64)
         return s
+
+    @classmethod
+    def of_outcomes(cls, outcomes, seat: int) -> "PairedStats":
+        """``seat``'s payoffs, wins and ties under each alternative's Outcome."""
+        return cls.of_block(np.stack([o.payoffs[:, seat] for o in outcomes], axis=1),
+                            np.stack([o.wins[:, seat] for o in outcomes], axis=1),
+                            np.stack([o.ties[:, seat] for o in outcomes], axis=1))
 
     def merge(self, other: "PairedStats") -> None:
         self.n += other.n

@@ -1,17 +1,19 @@
 """What a variant is to the engine, and the table it is played at.
 
-A variant is a small frozen description (player limits, card slots, decision
-points) plus one method, :meth:`Variant.play`, that takes a block of dealt
-slots through the decisions to the showdown. Every decision goes through
+A variant is a small description (player limits, rule options, card slots,
+decision points, what a seat's result is measured in) plus one method,
+:meth:`Variant.play`, that takes a block of dealt slots through the decisions
+to the showdown and returns an :class:`Outcome`. Every decision goes through
 :meth:`Table.act`, which calls the seat's strategy with what that seat can
 see, checks the answer, and applies any forced action (decision analysis and
-rollouts force actions this way).
+rollouts force actions this way). ``docs/architecture.md`` shows how a new
+game is written against this contract.
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from numba import njit
@@ -29,6 +31,9 @@ class Decision:
 
     ``n_actions`` actions are numbered 0..n_actions-1; ``actions`` names them
     (for tables and charts); ``observation`` documents the observation keys.
+    ``rounds`` is how many times each seat takes the decision in one deal
+    (Russian Hold'em places a card 12 times); observations carry ``round``
+    (0-based) and forced actions may name one round.
     """
 
     name: str
@@ -36,18 +41,106 @@ class Decision:
     actions: tuple[str, ...]
     description: str
     observation: str = ""
+    rounds: int = 1
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option of a variant (``get_variant("tapiola", scoring="points")``).
+
+    ``default`` fixes the type: a bool option is a CLI switch (``--lowball``),
+    any other takes a value (``--scoring points``), one of ``choices`` if given.
+    """
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple = ()
+
+    def check(self, value, variant: str):
+        """The value converted to the option's type; ValueError naming it if bad."""
+        kind = type(self.default)
+        if kind is bool:
+            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+                value = value.lower() in ("true", "1", "yes")
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{variant} option {self.name} is true or false, got {value!r}")
+            return bool(value)
+        if kind is int and not isinstance(value, bool):
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{variant} option {self.name} is a whole number, got {value!r}") from None
+        if self.choices and value not in self.choices:
+            raise ValueError(f"{variant} option {self.name}={value!r} is not one of "
+                             + ", ".join(map(str, self.choices)))
+        return value
+
+
+@dataclass(frozen=True)
+class Field:
+    """A situation field beyond ``hand`` and ``board`` (``--passed``, ``--seen``).
+
+    The CLI offers ``--NAME`` for it and passes it to :meth:`Variant.setup`.
+    """
+
+    name: str
+    help: str
 
 
 @dataclass
 class Outcome:
-    """What a block of deals produced.
+    """What a block of deals produced, seat by seat.
 
-    shares : (n, players) float64 pot shares (1 for a win, 1/k in a k-way tie).
-    categories : (n, players) int8 final hand category per seat (-1 if none).
+    payoffs : (n, P) float64, each seat's result in the variant's
+        ``payoff_unit`` (a pot share, points).
+    wins : (n, P) bool, the seat alone has the best result (an outright win).
+    ties : (n, P) bool, the seat shares the best result with others.
+    categories : (n, P, H) int8, the final category 0..8 of each of the seat's
+        H hands (the variant's ``hands``), -1 where none; (n, P) is read as H = 1.
+    winning : (n, H) int8, the category of the winning hand on each hand;
+        None derives it from the first seat that wins or ties.
+    parts : {name: (n, P) float64}, the variant's ``parts`` (reported with
+        intervals, like the payoff).
+    actions : {(seat, decision, round): (n,) int64} when the block was played
+        with ``record=True``, else None.
+
+    Wins and ties are said by the variant, never inferred from the payoffs: a
+    half-pot payoff (Sviten) or 1.5 points (Tapiola) is not a tie by itself.
     """
 
-    shares: np.ndarray
+    payoffs: np.ndarray
+    wins: np.ndarray
+    ties: np.ndarray
     categories: np.ndarray
+    winning: np.ndarray | None = None
+    parts: dict = field(default_factory=dict)
+    actions: dict | None = None
+
+    def __post_init__(self):
+        if self.categories.ndim == 2:
+            self.categories = self.categories[:, :, None]
+
+    @property
+    def shares(self) -> np.ndarray:
+        """The payoffs (pot shares in a pot game)."""
+        return self.payoffs
+
+    @classmethod
+    def from_values(cls, values: np.ndarray, categories: np.ndarray | None = None) -> "Outcome":
+        """One pot to the highest hand value (n, P); ties split it.
+
+        >>> o = Outcome.from_values(np.array([[5, 9, 9]], np.int32))
+        >>> o.payoffs.tolist(), o.wins.tolist(), o.ties.tolist()
+        ([[0.0, 0.5, 0.5]], [[False, False, False]], [[False, True, True]])
+        """
+        shares = pot_shares(values)
+        return cls.from_pot_shares(shares, (values >> 12).astype(np.int8) if categories is None else categories)
+
+    @classmethod
+    def from_pot_shares(cls, shares: np.ndarray, categories: np.ndarray) -> "Outcome":
+        """One pot already divided (n, P): a whole pot is a win, part of it a tie."""
+        return cls(shares, shares == 1.0, (shares > 0.0) & (shares < 1.0), categories)
 
 
 class SharedState:
@@ -100,6 +193,36 @@ class SharedState:
 
 
 @njit(cache=True, nogil=True)
+def place_points(values, points):
+    """Points by place (n, P) from hand values (n, P), the highest first.
+
+    ``points[k]`` goes to place k (0 the best; places beyond ``points`` score
+    0). Tied players take consecutive places and share those places' points
+    equally: with points (2, 1), two tied for best get 1.5 each and the next
+    nothing; one best and two tied for second get 2, 0.5, 0.5.
+
+    >>> place_points(np.array([[7, 9, 7, 1]]), np.array([2.0, 1.0])).tolist()
+    [[0.5, 2.0, 0.5, 0.0]]
+    """
+    n, p = values.shape
+    out = np.zeros((n, p), np.float64)
+    m = points.shape[0]
+    for i in range(n):
+        for j in range(p):
+            above = 0
+            level = 0
+            for q in range(p):
+                above += values[i, q] > values[i, j]
+                level += values[i, q] == values[i, j]
+            total = 0.0
+            for k in range(above, above + level):
+                if k < m:
+                    total += points[k]
+            out[i, j] = total / level
+    return out
+
+
+@njit(cache=True, nogil=True)
 def pot_shares(values):
     """Pot shares from hand values (n, players): the best value wins, ties split."""
     n, p = values.shape
@@ -126,60 +249,104 @@ class Variant:
     ----------
     name : the CLI name ("estonian").
     title : the human name ("Estonian Twist").
-    min_players, max_players : player limits.
-    decisions : the decision points, in the order they are taken.
+    min_players, max_players : player limits (an instance may narrow them
+        by its options).
+    options : the rule options (:class:`Option`); an instance's values are
+        in ``self.opts``.
+    fields : situation fields (:class:`Field`) that :meth:`setup` takes.
+    decisions : the decision points, in the order they are first taken.
+    hands : names of the hands each seat is scored on.
+    hand_kinds : "high" or "low" per hand (how its category reads).
+    payoff_unit : what a payoff is measured in ("pot share", "points").
+    payoff_total : what the payoffs of every deal sum to, or None.
+    parts : names of the Outcome's extra per-seat quantities.
+    match_target : the score a match is played to (match chances), or None.
     """
 
     name: str = ""
     title: str = ""
     min_players: int = 2
     max_players: int = 2
+    options: tuple[Option, ...] = ()
+    fields: tuple[Field, ...] = ()
     decisions: tuple[Decision, ...] = ()
-    hand_size: int = 2  # cards a user gives with --hand
+    hands: tuple[str, ...] = ("hand",)
+    hand_kinds: tuple[str, ...] = ("high",)
+    payoff_unit: str = "pot share"
+    payoff_total: float | None = 1.0
+    parts: tuple[str, ...] = ()
+    match_target: float | None = None
+
+    def __init__(self, **options):
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            valid = ", ".join(o.name for o in self.options) or "none"
+            raise ValueError(f"{self.name} has no option {unknown[0]!r}; its options are: {valid}")
+        self.opts = {o.name: o.check(options.get(o.name, o.default), self.name) for o in self.options}
+        self.configure(**self.opts)
+
+    def configure(self, **opts) -> None:
+        """Set what depends on the options (limits, decisions, unit); default nothing."""
+
+    @property
+    def label(self) -> str:
+        """The name with every option that differs from its default: ``tapiola(scoring=points)``."""
+        changed = [f"{o.name}={self.opts[o.name]}" for o in self.options if self.opts[o.name] != o.default]
+        return f"{self.name}({', '.join(changed)})" if changed else self.name
+
+    def __repr__(self) -> str:
+        return f"<variant {self.label}>"
 
     # -- the contract -------------------------------------------------------
     def n_slots(self, n_players: int) -> int:
         """Number of card slots in one deal."""
         raise NotImplementedError
 
+    def n_chance(self, n_players: int) -> int:
+        """Extra random uint32 draws per deal, for chance during a deal (``table.chance``)."""
+        return 0
+
     def play(self, cards: np.ndarray, n_players: int, table: "Table") -> Outcome:
         """Play a block of deals (n, n_slots) to the showdown."""
         raise NotImplementedError
 
-    def known_slots(self, n_players: int, hand=None, board=None, seat: int = 0, **extra) -> np.ndarray:
+    def known_slots(self, n_players: int, hand=None, board=None, seat: int = 0, **fields) -> np.ndarray:
         """Slots (n_slots,) int8 with the given cards fixed and -1 elsewhere."""
         raise NotImplementedError
 
-    def setup(self, n_players: int, hand=None, board=None, seat: int = 0, **extra):
-        """(known slots, preset actions) for a user's situation.
+    def setup(self, n_players: int, hand=None, board=None, seat: int = 0, **fields):
+        """(known slots, preset actions) for a user's situation, seen from ``seat``.
 
-        Presets {(seat, decision): action} are earlier actions the situation
-        implies (for example the card the hero already passed); they are
-        forced in every deal. The default has none and uses known_slots.
+        Presets {(seat, decision): action} or {(seat, decision, round):
+        action} are earlier actions the situation implies (for example the
+        card the hero already passed); they are forced in every deal. The
+        default has none and uses known_slots.
         """
-        return self.known_slots(n_players, hand=hand, board=board, seat=seat, **extra), {}
+        return self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields), {}
 
     def situation(self, decision: str, obs: dict, n_players: int):
         """What a rollout resamples around: ``(known, forced)`` for an observation.
 
         known : (n, n_slots) int8, the cards the deciding seat has seen (-1 else).
-        forced : {(seat, decision): (n,) actions} for public earlier actions.
+        forced : {(seat, decision[, round]): (n,) actions} for public earlier actions.
         """
         raise NotImplementedError
 
-    def action_label(self, decision: str, obs: dict, row: int, action: int) -> str:
-        """A readable label for one action in one observation row."""
-        return self.decision(decision).actions[action]
-
-    def default_decision(self, board=None, **extra) -> str:
+    def default_decision(self, board=None, **fields) -> str:
         """The decision a situation asks about when the user names none."""
         return self.decisions[0].name
 
-    def analysis_actions(self, decision: str, n_players: int, known: np.ndarray) -> list[int]:
+    def analysis_round(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0,
+                       **fields) -> int:
+        """The round of a repeated decision that a situation is at (default 0)."""
+        return 0
+
+    def analysis_actions(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0) -> list[int]:
         """The hero's actions to try in a decision analysis (default: all)."""
         return list(range(self.decision(decision).n_actions))
 
-    def analysis_label(self, decision: str, action: int, known: np.ndarray) -> str:
+    def analysis_label(self, decision: str, action: int, known: np.ndarray, seat: int = 0) -> str:
         """How an action reads in an analysis table ("pass 7d")."""
         return self.decision(decision).actions[action]
 
@@ -205,12 +372,26 @@ class Variant:
         )
 
     def check_players(self, n_players: int) -> None:
-        if not isinstance(n_players, (int, np.integer)) or not (
+        if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or not (
             self.min_players <= n_players <= self.max_players
         ):
             raise ValueError(
-                f"{self.title} takes {self.min_players} to {self.max_players} players, got {n_players}"
+                f"{self.title} takes {self.min_players} to {self.max_players} players, got {n_players!r}"
             )
+
+    def check_seat(self, n_players: int, seat) -> int:
+        """``seat`` as an int, or a ValueError naming it."""
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n_players:
+            raise ValueError(f"seat {seat!r} is not at a {n_players}-player table (seats 0..{n_players - 1})")
+        return int(seat)
+
+    def check_fields(self, fields: dict) -> None:
+        """A ValueError naming any situation field this variant does not take."""
+        valid = {f.name for f in self.fields}
+        bad = sorted(k for k, v in fields.items() if v is not None and k not in valid)
+        if bad:
+            takes = ", ".join(sorted(valid)) or "only hand and board"
+            raise ValueError(f"{self.title} has no situation field {bad[0]!r}; it takes {takes}")
 
 
 @dataclass
@@ -219,7 +400,14 @@ class Table:
 
     strategies : per seat, {decision: (name, function)}.
     rngs : per seat, the seat's stream for randomised strategies.
-    forced : {(seat, decision): (n,) int actions, -1 where not forced}.
+    forced : {(seat, decision): (n,) int actions} for every round of the
+        decision, or {(seat, decision, round): ...} for one round (that key
+        wins); -1 where not forced.
+    chance : (n, variant.n_chance(P)) uint32 draws for chance during a deal,
+        from the block's deal stream (the same for every alternative of a
+        paired run); None when the variant asks for none.
+    record : keep every decision's actions in ``actions``
+        {(seat, decision, round): (n,) int64}.
     """
 
     variant: Variant
@@ -227,22 +415,34 @@ class Table:
     strategies: list[Mapping[str, tuple[str, Strategy]]]
     rngs: list[np.random.Generator]
     forced: dict = field(default_factory=dict)
+    chance: np.ndarray | None = None
+    record: bool = False
+    actions: dict = field(default_factory=dict)
 
-    def act(self, seat: int, decision: str, obs: dict) -> np.ndarray:
-        """Ask ``seat``'s strategy for ``decision`` and return checked actions.
+    def act(self, seat: int, decision: str, obs: dict, round: int = 0) -> np.ndarray:
+        """Ask ``seat``'s strategy for ``decision`` (in ``round``) and return checked actions.
 
         ``obs`` must hold ``legal`` (n, n_actions) bool. Forced actions replace
         the strategy's where given; rows where every action is forced skip the
-        call entirely.
+        call entirely. The strategy sees ``obs`` plus ``seat``, ``n_players``,
+        ``decision``, ``variant`` and ``round``.
         """
+        actions = self._act(seat, decision, obs, round)
+        if self.record:
+            self.actions[(seat, decision, round)] = actions
+        return actions
+
+    def _act(self, seat, decision, obs, round):
         legal = obs["legal"]
-        forced = self.forced.get((seat, decision))
+        forced = self.forced.get((seat, decision, round))
+        if forced is None:
+            forced = self.forced.get((seat, decision))
         if forced is not None and (forced >= 0).all():
             actions = np.asarray(forced, dtype=np.int64)
         else:
             name, fn = self.strategies[seat][decision]
             obs = dict(obs, seat=seat, n_players=self.n_players, decision=decision,
-                       variant=self.variant.name)
+                       variant=self.variant.name, round=round)
             actions = check_actions(fn(obs, self.rngs[seat]), legal, name, decision)
             if forced is None:
                 return actions
@@ -250,7 +450,8 @@ class Table:
         i = _first_illegal(actions, legal)
         if i >= 0:
             raise StrategyError(
-                f"forced action {int(actions[i])} is illegal for {decision} of seat {seat} (deal {i})"
+                f"forced action {int(actions[i])} is illegal for {decision} (round {round}) "
+                f"of seat {seat} (deal {i})"
             )
         return actions
 

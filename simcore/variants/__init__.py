@@ -4,30 +4,55 @@ from __future__ import annotations
 from ..engine.variant import Variant
 
 
-def _registry() -> dict[str, Variant]:
+def _classes() -> dict[str, type]:
     from .estonian import EstonianTwist
     from .holdem import TexasHoldem
     from .slovak import SlovakDoubleBarrel
 
-    return {v.name: v for v in (TexasHoldem(), EstonianTwist(), SlovakDoubleBarrel())}
+    classes = [TexasHoldem, EstonianTwist, SlovakDoubleBarrel]
+    return {c.name: c for c in classes}
 
 
-_VARIANTS: dict[str, Variant] | None = None
+_CLASSES: dict[str, type] | None = None
+_DEFAULTS: dict[str, Variant] = {}
+_CACHE: dict[tuple, Variant] = {}
+
+
+def variant_classes() -> dict[str, type]:
+    """Every variant class by name."""
+    global _CLASSES
+    if _CLASSES is None:
+        _CLASSES = _classes()
+    return _CLASSES
 
 
 def all_variants() -> dict[str, Variant]:
-    """All variants by name."""
-    global _VARIANTS
-    if _VARIANTS is None:
-        _VARIANTS = _registry()
-    return _VARIANTS
+    """Every variant, with its default options, by name."""
+    if not _DEFAULTS:
+        _DEFAULTS.update({name: cls() for name, cls in variant_classes().items()})
+    return _DEFAULTS
 
 
-def get_variant(variant) -> Variant:
-    """A variant object from its name (or the object itself)."""
+def get_variant(variant, **options) -> Variant:
+    """A variant object from its name and rule options (or the object itself).
+
+    >>> get_variant("estonian").title
+    'Estonian Twist'
+    >>> get_variant("estonian", speed="fast")
+    Traceback (most recent call last):
+    ...
+    ValueError: estonian has no option 'speed'; its options are: none
+    """
     if isinstance(variant, Variant):
+        if options:
+            return get_variant(variant.name, **{**variant.opts, **options})
         return variant
-    all_ = all_variants()
-    if variant not in all_:
-        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(all_)}")
-    return all_[variant]
+    classes = variant_classes()
+    if variant not in classes:
+        raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(classes)}")
+    if not options:
+        return all_variants()[variant]
+    key = (variant, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    if key not in _CACHE:
+        _CACHE[key] = classes[variant](**options)
+    return _CACHE[key]

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import format_cards, parse_cards
-from ..engine.variant import Decision, Outcome, Variant
+from ..engine.variant import Decision, Field, Outcome, Variant
 from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
 from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
 from ..kernels import value_two_and_board as _value_two_and_board
@@ -128,7 +128,10 @@ class EstonianTwist(Variant):
     title = "Estonian Twist"
     min_players = 2
     max_players = 15  # 3N + 5 <= 52
-    hand_size = 3
+    fields = (
+        Field("passed", "the card the hero passed; --hand is then the three cards held at the "
+                        "discard (two kept, then the received card)"),
+    )
     decisions = (
         Decision(
             PASS, 3, ("pass dealt card 1", "pass dealt card 2", "pass dealt card 3"),
@@ -147,23 +150,20 @@ class EstonianTwist(Variant):
         return 3 * n_players + 5
 
     # -- situations -----------------------------------------------------------
-    def known_slots(self, n_players, hand=None, board=None, seat=0, hands=None, **extra):
-        """Fix seat ``seat``'s three dealt cards, the board, and ``hands`` {seat: cards}."""
-        _check_extra(self, extra)
-        self._check_seat(n_players, seat)
+    def known_slots(self, n_players, hand=None, board=None, seat=0, **fields):
+        """Fix seat ``seat``'s three dealt cards and the board."""
+        self.check_fields(fields)
+        seat = self.check_seat(n_players, seat)
         known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
         self.place(known, _seat_slots(seat), hand, "hand")
-        for s, cards in (hands or {}).items():
-            self._check_seat(n_players, int(s))
-            self.place(known, _seat_slots(int(s)), cards, f"seat {s}'s hand")
         self.place(known, _board_slots(n_players), board, "board")
         return known
 
-    def default_decision(self, board=None, passed=None, **extra) -> str:
+    def default_decision(self, board=None, passed=None, **fields) -> str:
         """With the passed card known the pass is history: the discard is the question."""
         return "discard" if passed is not None else "pass"
 
-    def setup(self, n_players, hand=None, board=None, seat=0, passed=None, **extra):
+    def setup(self, n_players, hand=None, board=None, seat=0, passed=None, **fields):
         """Known slots and presets; with ``passed``, the situation at the discard.
 
         With ``passed`` given, ``hand`` is the three cards held at the discard:
@@ -177,9 +177,9 @@ class EstonianTwist(Variant):
         ('As Ks 7d', '9c', {(0, 'pass'): 2, (2, 'pass'): 0})
         """
         if passed is None:
-            return self.known_slots(n_players, hand=hand, board=board, seat=seat, **extra), {}
-        _check_extra(self, extra)
-        self._check_seat(n_players, seat)
+            return self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields), {}
+        self.check_fields(fields)
+        seat = self.check_seat(n_players, seat)
         p = parse_cards(passed)
         if len(p) != 1:
             raise ValueError(f"passed: give exactly one card, got {len(p)} ({format_cards(p)})")
@@ -223,20 +223,17 @@ class EstonianTwist(Variant):
         return known, forced
 
     # -- labels -----------------------------------------------------------------
-    def action_label(self, decision, obs, row, action):
-        verb = "pass" if decision == PASS else "discard"
-        return f"{verb} {format_cards([int(obs['hand'][row, action])])}"
-
-    def analysis_label(self, decision, action, known):
+    def analysis_label(self, decision, action, known, seat=0):
         n_players = (len(known) - 5) // 3
-        right = 3 * (n_players - 1)
+        own = 3 * seat
+        right = 3 * ((seat - 1) % n_players)
         if decision == PASS:
-            card = int(known[action])  # the hero is seat 0
-        elif (known[0:3] >= 0).all() and known[right] >= 0 and (known[right + 1: right + 3] < 0).all():
-            # The pattern setup(passed=...) leaves: seat 0's two kept cards and
+            card = int(known[own + action])
+        elif (known[own: own + 3] >= 0).all() and known[right] >= 0 and (known[right + 1: right + 3] < 0).all():
+            # The pattern setup(passed=...) leaves: the seat's two kept cards and
             # the passed one, the received card alone in the right neighbour's
             # first slot. Held at the discard: kept, kept, received.
-            card = int(known[(0, 1, right)[action]])
+            card = int(known[(own, own + 1, right)[action]])
         else:
             card = -1  # which cards are held depends on the passes
         if card < 0:
@@ -264,12 +261,7 @@ class EstonianTwist(Variant):
                 p, DISCARD, {"hand": held[p], "flop": flop, "passed": passed[p], "legal": legal}
             )
         shares, cats = _showdown(cards, held, discards, n_players)
-        return Outcome(shares, cats)
-
-    def _check_seat(self, n_players, seat):
-        self.check_players(n_players)
-        if not 0 <= int(seat) < n_players:
-            raise ValueError(f"seat {seat} is not at a {n_players}-player table")
+        return Outcome.from_pot_shares(shares, cats)
 
 
 def _seat_slots(seat: int) -> list[int]:
@@ -278,9 +270,3 @@ def _seat_slots(seat: int) -> list[int]:
 
 def _board_slots(n_players: int) -> list[int]:
     return list(range(3 * n_players, 3 * n_players + 5))
-
-
-def _check_extra(variant, extra):
-    unknown = [k for k, v in extra.items() if v is not None]
-    if unknown:
-        raise ValueError(f"unknown options for {variant.title}: {', '.join(unknown)}")

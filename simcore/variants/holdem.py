@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluate import evaluate_hands
-from ..engine.variant import Outcome, Variant, pot_shares
+from ..cards import parse_cards
+from ..engine.variant import Field, Outcome, Variant
 
 
 class TexasHoldem(Variant):
@@ -17,16 +18,18 @@ class TexasHoldem(Variant):
     min_players = 2
     max_players = 23  # 2N + 5 <= 52
     decisions = ()
-    hand_size = 2
+    fields = (Field("hands", "other seats' hole cards: {seat: cards}, or \"1=Qd Qc;2=Js Ts\""),)
 
     def n_slots(self, n_players: int) -> int:
         # Slots: seat p's hole cards at 2p, 2p+1; then the five board cards.
         return 2 * n_players + 5
 
-    def known_slots(self, n_players, hand=None, board=None, seat=0, hands=None, **extra):
+    def known_slots(self, n_players, hand=None, board=None, seat=0, hands=None, **fields):
         """Fix seat ``seat``'s hand, the board, and ``hands`` {seat: cards}."""
-        if extra:
-            raise ValueError(f"unknown options for {self.title}: {', '.join(extra)}")
+        self.check_fields(fields)
+        seat = self.check_seat(n_players, seat)
+        if isinstance(hands, str):
+            hands = _parse_hands(hands)
         known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
         self.place(known, [2 * seat, 2 * seat + 1], hand, "hand")
         for s, cards in (hands or {}).items():
@@ -43,4 +46,18 @@ class TexasHoldem(Variant):
         for p in range(n_players):
             seven = np.concatenate([cards[:, 2 * p: 2 * p + 2], board], axis=1)
             values[:, p] = evaluate_hands(seven, threads=1, check=False)
-        return Outcome(pot_shares(values), (values >> 12).astype(np.int8))
+        return Outcome.from_values(values)
+
+
+def _parse_hands(text: str) -> dict:
+    """``"1=Qd Qc;2=Js Ts"`` -> {1: "Qd Qc", 2: "Js Ts"}."""
+    out = {}
+    for item in text.split(";"):
+        if not item.strip():
+            continue
+        k, sep, cards = item.partition("=")
+        if not sep or not k.strip().isdigit():
+            raise ValueError(f"hands: give SEAT=CARDS separated by ';' (1=Qd Qc;2=Js Ts), got {item.strip()!r}")
+        parse_cards(cards)
+        out[int(k)] = cards
+    return out

@@ -28,7 +28,7 @@ from ..cards import card_to_str, parse_cards
 from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
 from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
 from ..kernels import value_two_and_board as _value_two_and_board
-from ..engine.variant import Decision, Outcome, SharedState, Variant, pot_shares
+from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
 _ROUNDS = ("exchange1", "exchange2")
@@ -136,17 +136,21 @@ class SlovakDoubleBarrel(Variant):
     title = "Slovak Double Barrel"
     min_players = 2
     max_players = 11  # 4N + 5 <= 52
+    fields = (
+        Field("seen", "the other players' face-up cards, two each, from the seat after the hero on"),
+        Field("mucked", "the card the hero mucked at the first exchange (with --board; the second "
+                        "card of --hand is then the one turned up)"),
+    )
     decisions = (
         _decision("exchange1", "before the flop, in seat order"),
         _decision("exchange2", "after the flop, in seat order"),
     )
-    hand_size = 2
 
     def n_slots(self, n_players: int) -> int:
         return 4 * n_players + 5
 
     # -- situations ------------------------------------------------------------
-    def known_slots(self, n_players, hand=None, board=None, seat=0, seen=None, mucked=None, **extra):
+    def known_slots(self, n_players, hand=None, board=None, seat=0, seen=None, mucked=None, **fields):
         """Fix ``seat``'s face-up cards, the board, and the others' face-up cards.
 
         ``seen`` lists the other seats' face-up cards, two per seat, in seat
@@ -154,9 +158,8 @@ class SlovakDoubleBarrel(Variant):
         card ``seat`` mucked at the first exchange; the second card of
         ``hand`` is then the one turned up in its place.
         """
-        if extra:
-            raise ValueError(f"unknown options for {self.title}: {', '.join(sorted(extra))} "
-                             "(it takes seen and mucked)")
+        self.check_fields(fields)
+        seat = self.check_seat(n_players, seat)
         P = n_players
         known = np.full(self.n_slots(P), -1, dtype=np.int8)
         base = 4 * seat
@@ -178,14 +181,14 @@ class SlovakDoubleBarrel(Variant):
         self.place(known, list(range(4 * P, 4 * P + 5)), board, "board")
         return known
 
-    def default_decision(self, board=None, mucked=None, **extra) -> str:
+    def default_decision(self, board=None, mucked=None, **fields) -> str:
         """A situation with the flop (or a first-round muck) asks about the second exchange."""
         from ..cards import parse_cards
 
         has_flop = board is not None and len(parse_cards(board, allow_empty=True)) >= 3
         return "exchange2" if has_flop or mucked is not None else "exchange1"
 
-    def setup(self, n_players, hand=None, board=None, seat=0, **extra):
+    def setup(self, n_players, hand=None, board=None, seat=0, **fields):
         """Known slots plus the first-exchange actions a flop situation implies.
 
         With a flop (or ``mucked``) the given cards are those at the second
@@ -193,11 +196,11 @@ class SlovakDoubleBarrel(Variant):
         ``mucked`` card, action 2), and so did each seat whose two face-up
         cards are given. Analysing ``exchange1`` overrides seat ``seat``'s preset.
         """
-        known = self.known_slots(n_players, hand=hand, board=board, seat=seat, **extra)
+        known = self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields)
         presets = {}
         P = n_players
-        if (known[4 * P: 4 * P + 3] >= 0).any() or extra.get("mucked") is not None:
-            presets[(seat, "exchange1")] = MUCK1 if extra.get("mucked") is not None else DECLINE
+        if (known[4 * P: 4 * P + 3] >= 0).any() or fields.get("mucked") is not None:
+            presets[(seat, "exchange1")] = MUCK1 if fields.get("mucked") is not None else DECLINE
             for q in range(P):
                 if q != seat and known[4 * q] >= 0 and known[4 * q + 1] >= 0:
                     presets[(q, "exchange1")] = DECLINE
@@ -240,7 +243,7 @@ class SlovakDoubleBarrel(Variant):
             round1 = seen["history"]
         values = np.empty((n, P), np.int32)
         _showdown_values(st["up"], cards, values)
-        return Outcome(pot_shares(values), (values >> 12).astype(np.int8))
+        return Outcome.from_values(values)
 
     # -- rollouts ----------------------------------------------------------------
     def situation(self, decision, obs, n_players):
@@ -289,16 +292,12 @@ class SlovakDoubleBarrel(Variant):
         return known, forced
 
     # -- labels ------------------------------------------------------------------
-    def action_label(self, decision, obs, row, action):
+    def analysis_label(self, decision, action, known, seat=0):
         if action == DECLINE:
             return "decline"
-        return "muck " + card_to_str(int(obs["up"][row, obs["seat"], action - 1]))
-
-    def analysis_label(self, decision, action, known):
-        if action == DECLINE:
-            return "decline"
-        cur = [int(known[0]), int(known[1])]
-        if decision == "exchange2" and known[2] >= 0:
-            cur[1] = int(known[2])  # the card turned up at the first exchange
+        base = 4 * seat
+        cur = [int(known[base]), int(known[base + 1])]
+        if decision == "exchange2" and known[base + 2] >= 0:
+            cur[1] = int(known[base + 2])  # the card turned up at the first exchange
         card = cur[action - 1]
         return f"muck {card_to_str(card)}" if card >= 0 else f"muck card {action - 1}"

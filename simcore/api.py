@@ -1,0 +1,154 @@
+"""The façade: runs named the way users name them.
+
+The engine (:mod:`simcore.engine`) takes variant objects and resolved
+strategies. This module is the one place that turns what a user writes (a
+variant name and its options, policy specs such as
+``pass=highest,discard=best-made``, a situation's cards) into those, and it is
+what ``simcore.simulate``, ``compare``, ``analyze`` and the CLI call. Policies
+live in the ``strategies`` package, which builds on the engine; importing it
+here, and only here, keeps the engine free of it.
+"""
+from __future__ import annotations
+
+from .engine.runner import (
+    DEFAULT_BLOCK, AnalysisResult, ComparisonResult, SimulationResult, check_deals, check_situation,
+    run_analysis, run_comparison, run_simulation,
+)
+from .variants import get_variant
+
+
+def _registry():
+    import strategies  # the built-in policies register themselves on import
+
+    return strategies
+
+
+def policies(variant, decision: str) -> dict:
+    """The policies of ``variant``'s ``decision`` by name (entries with a description)."""
+    return _registry().policies(get_variant(variant).name, decision)
+
+
+def default_policy(variant, decision: str) -> str:
+    """The policy a seat follows at ``decision`` when none is named."""
+    return _registry().default_policy(get_variant(variant).name, decision)
+
+
+def _variant(variant, options):
+    if options:
+        if not isinstance(variant, str):
+            raise ValueError("give options with a variant name, or a variant object without options")
+        return get_variant(variant, **options)
+    return get_variant(variant)
+
+
+def _situation(v, n_players, hero_seat, hand, board, known, fields):
+    """(known slots, presets, fields) of a situation seen from ``hero_seat``."""
+    v.check_players(n_players)
+    seat = v.check_seat(n_players, hero_seat)
+    fields = {k: x for k, x in (fields or {}).items() if x is not None}
+    if known is None:
+        v.check_fields(fields)
+        known, presets = v.setup(n_players, hand=hand, board=board, seat=seat, **fields)
+    else:
+        presets = {}
+    return check_situation(v, n_players, known), presets, fields
+
+
+def simulate(
+    variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, hero=None, field=None,
+    seats=None, hero_seat: int = 0, hand=None, board=None, known=None, threads=None, precision=None,
+    block_size: int = DEFAULT_BLOCK, progress=None, extra=None, options=None, match: bool = False,
+) -> SimulationResult:
+    """Play ``n_deals`` deals and report every seat's payoff (its pot share in a pot game).
+
+    Parameters
+    ----------
+    variant : a variant name ("estonian") or object (``get_variant("tapiola", scoring="points")``).
+    n_players : players at the table.
+    n_deals : deals to play; with ``precision`` the cap on deals.
+    seed : the run's seed (same seed, same numbers, at any thread count).
+    hero, field, seats : policy specs for seat ``hero_seat``, the other seats,
+        and {seat: spec}; ``"pass=highest,discard=best-made"`` or a dict.
+    hero_seat : the seat that ``hero``, ``hand`` and the situation fields are about.
+    hand, board : cards fixed for the hero seat and the board (strings or arrays).
+    extra : the variant's situation fields ({"passed": "7d"}).
+    options : the variant's rule options ({"scoring": "points"}), with a name.
+    threads : worker threads (default: all cores).
+    precision : stop once every seat's 95% half-width is at most this.
+    match : also report match chances (variants with a match target).
+
+    Examples
+    --------
+    >>> r = simulate("holdem", 2, 20000, seed=1, hand="Ah Ad", progress=False)
+    >>> bool(0.83 < r.table().share[0] < 0.87)
+    True
+    """
+    check_deals(n_deals)
+    v = _variant(variant, options)
+    known, presets, _ = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    reg = _registry()
+    lu = reg.lineup(v, n_players, hero, field, seats, hero_seat=hero_seat)
+    return run_simulation(v, n_players, lu, n_deals, seed, known=known, presets=presets,
+                          labels=[reg.spec_label(s) for s in lu], threads=threads, precision=precision,
+                          block_size=block_size, progress=progress, match=match)
+
+
+def compare(
+    variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, a=None, b=None, field=None,
+    seats=None, hero_seat: int = 0, hand=None, board=None, known=None, threads=None, precision=None,
+    block_size: int = DEFAULT_BLOCK, progress=None, extra=None, options=None,
+) -> ComparisonResult:
+    """Seat ``hero_seat`` plays policy ``a``, then ``b``, on the same deals; the rest as given.
+
+    The difference a - b comes with its own paired interval, far tighter than
+    that of two separate runs.
+    """
+    check_deals(n_deals)
+    v = _variant(variant, options)
+    known, presets, _ = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    reg = _registry()
+    la = reg.lineup(v, n_players, a, field, seats, hero_seat=hero_seat)
+    lb = reg.lineup(v, n_players, b, field, seats, hero_seat=hero_seat)
+    other = (hero_seat + 1) % n_players
+    labels = (reg.spec_label(la[hero_seat]), reg.spec_label(lb[hero_seat]),
+              reg.spec_label(la[other]) if n_players > 1 else "")
+    return run_comparison(v, n_players, la, lb, n_deals, seed, hero_seat=hero_seat, known=known,
+                          presets=presets, labels=labels, threads=threads, precision=precision,
+                          block_size=block_size, progress=progress)
+
+
+def analyze(
+    variant, n_players: int, hand=None, board=None, *, decision: str | None = None,
+    n_deals: int = 2_000_000, min_deals: int = 1 << 15, seed: int = 0, hero=None, field=None,
+    seats=None, hero_seat: int = 0, known=None, threads=None, block_size: int = DEFAULT_BLOCK,
+    progress=None, stop_early: bool = True, extra=None, options=None,
+) -> AnalysisResult:
+    """Every legal action of the hero's decision in a situation, on the same deals.
+
+    The rest of the hand, the hero's later decisions included, is played by
+    the chosen strategies. Stops once the best action is ahead of every other
+    at 95% (after ``min_deals``), or at ``n_deals``. For a decision taken in
+    several rounds, the situation says which round (the variant's
+    ``analysis_round``), and only that round is forced.
+    """
+    check_deals(n_deals)
+    v = _variant(variant, options)
+    known, presets, fields = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    reg = _registry()
+    lu = reg.lineup(v, n_players, hero, field, seats, hero_seat=hero_seat)
+    rnd = None
+    if v.decisions:
+        name = decision or v.default_decision(board=board, **fields)
+        dec = v.decision(name)
+        if dec.rounds > 1:
+            rnd = v.analysis_round(dec.name, n_players, known, hero_seat, board=board, **fields)
+    else:
+        if decision is not None:
+            raise ValueError(f"{v.title} has no decisions; got decision {decision!r}")
+        name = None
+    return run_analysis(v, n_players, lu, name, n_deals, seed, hero_seat=hero_seat, known=known,
+                        presets=presets, round=rnd, min_deals=min_deals, threads=threads,
+                        block_size=block_size, progress=progress, stop_early=stop_early)
+
+
+__all__ = ["simulate", "compare", "analyze", "get_variant", "policies", "default_policy"]
