@@ -1,0 +1,510 @@
+"""Sviten Special: five-card draw with One Open, a recycled muck, and a pot split
+between the best own five and the best Omaha hand.
+
+Each player gets five cards, then a three-card flop is dealt (no burn cards).
+In seat order each player names the cards it throws (0 to 5); then, in seat
+order, each is served its replacements from the stub. A player that threw
+exactly one card is served it face up (One Open) and keeps or refuses it; a
+refused card is mucked face up and the next card is served face down and
+must be kept. When the stub runs out, the muck of the players already served
+is recycled into a new stub; only when nothing else is left does the current
+player's own muck go in. The turn and river come from the stub after the
+draw, recycling the whole muck if needed. Half the pot goes to the best own
+five cards, half to the best Omaha hand (exactly 2 own cards + 3 board cards);
+ties split each half.
+
+Slots of a deal with ``P`` players: seat ``p`` holds ``5p .. 5p+4``; the flop
+is ``5P .. 5P+2``; the stub is every slot after it, ``5P+3 .. 51``, served in
+order. A deal uses all 52 slots because how many stub cards a deal needs
+depends on the decisions.
+
+A recycled stub is drawn lazily: each card served from it is a uniform pick
+among the cards left in it, from the next of the deal's chance draws (uint32,
+consumed in order). This is the same as shuffling the recycled cards and
+serving them from the top, and it needs one draw per card served from a
+recycled stub, so :func:`n_chance` is small and fixed per table size. The
+deal is then a deterministic function of the dealt slots, the chance draws and
+the actions.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
+
+HAND = 5
+FLOP = 3
+DECK = 52
+N_DRAWS = 32  # a draw is a 5-bit mask over the seat's card slots
+KEEP, REFUSE = 0, 1
+MAX_RESHUFFLES = 16  # per deal; at most about P + 1 happen (see n_chance)
+
+# Error codes of the service kernels (0: fine).
+_OK, _NO_CARD, _NO_CHANCE = 0, 1, 2
+
+
+def n_slots(n_players: int) -> int:
+    """Card slots of one deal: the whole deck (hands, flop, then the stub in order)."""
+    return DECK
+
+
+def stub_start(n_players: int) -> int:
+    """First stub slot: after the five cards of every seat and the flop."""
+    return HAND * n_players + FLOP
+
+
+def n_chance(n_players: int) -> int:
+    """Chance draws a deal needs in the worst case: one per card served from a
+    recycled stub.
+
+    A seat is served at most five cards (five thrown, or one thrown plus one
+    refused open card), and the turn and river make two more, so a deal
+    serves at most ``5P + 2`` cards. The first ``49 - 5P`` come from the
+    dealt stub; the rest, ``10P - 47`` at most, from recycled ones.
+
+    >>> [n_chance(p) for p in (2, 4, 5, 6, 9)]
+    [0, 0, 3, 13, 43]
+    """
+    return max(0, (HAND * n_players + 2) - (DECK - FLOP - HAND * n_players))
+
+
+def mask_cards(mask: int) -> list[int]:
+    """Card positions (0..4) a draw mask throws.
+
+    >>> mask_cards(0b10010)
+    [1, 4]
+    """
+    return [j for j in range(HAND) if (int(mask) >> j) & 1]
+
+
+@njit(cache=True, nogil=True)
+def _popcount5(m):
+    return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) + ((m >> 4) & 1)
+
+
+@njit(cache=True, nogil=True)
+def _split_deal(cards, P, hands, board):
+    """Seat hands (n, P, 5) and the board (n, 5; turn and river -1) out of the slots."""
+    for i in range(cards.shape[0]):
+        for p in range(P):
+            for j in range(HAND):
+                hands[i, p, j] = cards[i, HAND * p + j]
+        for j in range(FLOP):
+            board[i, j] = cards[i, HAND * P + j]
+        board[i, 3] = -1
+        board[i, 4] = -1
+
+
+@njit(cache=True, nogil=True)
+def _throw_kernel(p, masks, hands, muck, owner, n_muck, thrown):
+    """Seat p throws the masked cards: each goes to the muck (owner p), its slot to -1."""
+    for i in range(masks.shape[0]):
+        m = masks[i]
+        k = 0
+        for j in range(HAND):
+            if (m >> j) & 1:
+                t = n_muck[i]
+                muck[i, t] = hands[i, p, j]
+                owner[i, t] = p
+                n_muck[i] = t + 1
+                hands[i, p, j] = -1
+                k += 1
+        thrown[i, p] = k
+
+
+@njit(cache=True, nogil=True)
+def _next_card(i, seat, cards, pos, pool, n_pool, muck, owner, n_muck, chance, n_used,
+               reshuffles, rs_seat, rs_size, rs_own):
+    """The next card row ``i`` serves to ``seat`` (``P`` for the turn and river).
+
+    The dealt stub first; then the recycled stub; when both are empty, the
+    muck of the seats already served (owner < seat) is recycled, and only if
+    that is empty too, the seat's own muck (owner == seat). Returns the card,
+    or -1 with an error code in the second value.
+    """
+    if pos[i] < DECK:
+        c = cards[i, pos[i]]
+        pos[i] += 1
+        return c, _OK
+    if n_pool[i] == 0:
+        # Recycle: first the muck of players already served ...
+        for rule in range(2):
+            k = 0
+            t = 0
+            for j in range(n_muck[i]):
+                take = owner[i, j] < seat if rule == 0 else owner[i, j] == seat
+                if take:
+                    pool[i, k] = muck[i, j]
+                    k += 1
+                else:
+                    muck[i, t] = muck[i, j]
+                    owner[i, t] = owner[i, j]
+                    t += 1
+            n_muck[i] = t
+            n_pool[i] = k
+            if k > 0:
+                r = reshuffles[i]
+                if r < MAX_RESHUFFLES:
+                    rs_seat[i, r] = seat
+                    rs_size[i, r] = k
+                    rs_own[i, r] = rule == 1
+                reshuffles[i] = r + 1
+                break
+            # ... and only when nothing else is left, the current player's own.
+        if n_pool[i] == 0:
+            return -1, _NO_CARD
+    u = n_used[i]
+    if u >= chance.shape[1]:
+        return -1, _NO_CHANCE
+    n_used[i] = u + 1
+    # A uniform pick among the cards left (multiply-shift; the bias, under
+    # 52 / 2**32, is far below any Monte Carlo error).
+    m = n_pool[i]
+    j = (np.uint64(chance[i, u]) * np.uint64(m)) >> np.uint64(32)
+    c = pool[i, j]
+    pool[i, j] = pool[i, m - 1]
+    n_pool[i] = m - 1
+    return c, _OK
+
+
+@njit(cache=True, nogil=True)
+def _serve_kernel(p, cards, hands, thrown, open_cards, pos, pool, n_pool, muck, owner,
+                  n_muck, chance, n_used, reshuffles, rs_seat, rs_size, rs_own):
+    """Serve seat p: every replacement, except that a one-card thrower gets its
+    card face up in ``open_cards[:, p]`` and waits for its keep-or-refuse answer."""
+    for i in range(cards.shape[0]):
+        k = thrown[i, p]
+        if k == 1:
+            c, err = _next_card(i, p, cards, pos, pool, n_pool, muck, owner, n_muck, chance, n_used,
+                                reshuffles, rs_seat, rs_size, rs_own)
+            if err:
+                return i, err
+            open_cards[i, p] = c
+        elif k > 1:
+            for j in range(HAND):
+                if hands[i, p, j] < 0:
+                    c, err = _next_card(i, p, cards, pos, pool, n_pool, muck, owner, n_muck, chance,
+                                        n_used, reshuffles, rs_seat, rs_size, rs_own)
+                    if err:
+                        return i, err
+                    hands[i, p, j] = c
+    return -1, _OK
+
+
+@njit(cache=True, nogil=True)
+def _finish_open_kernel(p, actions, cards, hands, thrown, open_cards, refused, pos, pool, n_pool,
+                        muck, owner, n_muck, chance, n_used, reshuffles, rs_seat, rs_size, rs_own):
+    """Seat p's answer to its open card: keep it, or muck it face up and take the next one."""
+    for i in range(cards.shape[0]):
+        if thrown[i, p] != 1:
+            continue
+        j = 0
+        while hands[i, p, j] >= 0:
+            j += 1
+        if actions[i] == KEEP:
+            hands[i, p, j] = open_cards[i, p]
+        else:
+            t = n_muck[i]
+            muck[i, t] = open_cards[i, p]
+            owner[i, t] = p
+            n_muck[i] = t + 1
+            refused[i, p] = True
+            c, err = _next_card(i, p, cards, pos, pool, n_pool, muck, owner, n_muck, chance, n_used,
+                                reshuffles, rs_seat, rs_size, rs_own)
+            if err:
+                return i, err
+            hands[i, p, j] = c
+    return -1, _OK
+
+
+@njit(cache=True, nogil=True)
+def _turn_river_kernel(P, cards, board, pos, pool, n_pool, muck, owner, n_muck, chance, n_used,
+                       reshuffles, rs_seat, rs_size, rs_own):
+    """Turn and river from the stub; every seat has been served, so the whole muck recycles."""
+    for i in range(cards.shape[0]):
+        for j in range(3, 5):
+            c, err = _next_card(i, P, cards, pos, pool, n_pool, muck, owner, n_muck, chance, n_used,
+                                reshuffles, rs_seat, rs_size, rs_own)
+            if err:
+                return i, err
+            board[i, j] = c
+    return -1, _OK
+
+
+@njit(cache=True, nogil=True)
+def _own_five_value(h):
+    key = SUIT_START
+    bits = np.uint64(0)
+    for j in range(HAND):
+        c = np.uint8(h[j])
+        key += CARD_KEY[c]
+        bits |= CARD_BIT[c]
+    return value_high(key, bits)
+
+
+@njit(cache=True, nogil=True)
+def _omaha5_value(h, tkey, tbits):
+    """Best of exactly two of the five cards ``h`` with one of the ten board
+    triples (summed keys ``tkey``, bit sets ``tbits``)."""
+    best = np.int32(0)
+    for a in range(HAND - 1):
+        ca = np.uint8(h[a])
+        for b in range(a + 1, HAND):
+            cb = np.uint8(h[b])
+            pkey = SUIT_START + CARD_KEY[ca] + CARD_KEY[cb]
+            pbits = CARD_BIT[ca] | CARD_BIT[cb]
+            for t in range(10):
+                v = value_high(pkey + tkey[t], pbits | tbits[t])
+                if v > best:
+                    best = v
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _showdown_kernel(hands, board, own5, omaha):
+    """Own-five and Omaha values (n, P) of every seat."""
+    n, P = hands.shape[0], hands.shape[1]
+    tkey = np.empty(10, np.uint64)
+    tbits = np.empty(10, np.uint64)
+    for i in range(n):
+        t = 0
+        for a in range(3):
+            for b in range(a + 1, 4):
+                for c in range(b + 1, 5):
+                    ca, cb, cc = np.uint8(board[i, a]), np.uint8(board[i, b]), np.uint8(board[i, c])
+                    tkey[t] = CARD_KEY[ca] + CARD_KEY[cb] + CARD_KEY[cc]
+                    tbits[t] = CARD_BIT[ca] | CARD_BIT[cb] | CARD_BIT[cc]
+                    t += 1
+        for p in range(P):
+            own5[i, p] = _own_five_value(hands[i, p])
+            omaha[i, p] = _omaha5_value(hands[i, p], tkey, tbits)
+
+
+@njit(cache=True, nogil=True)
+def _half_shares(values, out):
+    """Shares (0..1) of one half pot: the best value takes it, ties split it."""
+    n, P = values.shape
+    for i in range(n):
+        best = values[i, 0]
+        for p in range(1, P):
+            if values[i, p] > best:
+                best = values[i, p]
+        k = 0
+        for p in range(P):
+            k += values[i, p] == best
+        for p in range(P):
+            out[i, p] = 1.0 / k if values[i, p] == best else 0.0
+
+
+def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
+    """Pot shares from the own-five and Omaha values (n, P) of every seat.
+
+    Returns ``share_own5`` and ``share_omaha`` (the fraction of each half a
+    seat wins), ``payoff`` (its share of the whole pot, the mean of the two),
+    ``scoop`` (both halves alone), ``win`` (= scoop) and ``tie`` (part of the
+    pot but not all of it), each (n, P).
+
+    >>> s = split_pot(np.array([[9, 5]]), np.array([[1, 1]]))
+    >>> s["payoff"].tolist(), s["win"].tolist(), s["tie"].tolist()
+    ([[0.75, 0.25]], [[False, False]], [[True, True]])
+    """
+    own5 = np.ascontiguousarray(own5, dtype=np.int32)
+    omaha = np.ascontiguousarray(omaha, dtype=np.int32)
+    if own5.ndim != 2 or own5.shape != omaha.shape:
+        raise ValueError(f"split_pot: own5 and omaha must be (n, P) of one shape, got "
+                         f"{own5.shape} and {omaha.shape}")
+    s5 = np.empty(own5.shape, np.float64)
+    so = np.empty(own5.shape, np.float64)
+    _half_shares(own5, s5)
+    _half_shares(omaha, so)
+    payoff = 0.5 * (s5 + so)
+    scoop = (s5 == 1.0) & (so == 1.0)
+    return {"share_own5": s5, "share_omaha": so, "payoff": payoff, "scoop": scoop,
+            "win": scoop, "tie": (payoff > 0.0) & ~scoop}
+
+
+def showdown_values(hands: np.ndarray, board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Own-five and Omaha values of every seat.
+
+    Parameters
+    ----------
+    hands : (n, P, 5) int array, each seat's final five cards.
+    board : (n, 5) int array, flop, turn and river.
+
+    Returns
+    -------
+    own5, omaha : (n, P) int32 high values (higher wins).
+
+    >>> from simcore.cards import parse_cards
+    >>> o5, om = showdown_values(parse_cards("As Ad Ac 2s 3d")[None, None],
+    ...                          parse_cards("Ks Qs Js 7h 7c")[None])
+    >>> int(o5[0, 0]) >> 12, int(om[0, 0]) >> 12  # trips; As 2s make a flush with Ks Qs Js
+    (3, 5)
+    """
+    hands = np.ascontiguousarray(hands, dtype=np.int8)
+    board = np.ascontiguousarray(board, dtype=np.int8)
+    if hands.ndim != 3 or hands.shape[2] != HAND or board.shape != (hands.shape[0], 5):
+        raise ValueError(f"showdown_values: hands must be (n, P, 5) and board (n, 5), got "
+                         f"{hands.shape} and {board.shape}")
+    if (hands < 0).any() or (hands > 51).any() or (board < 0).any() or (board > 51).any():
+        raise ValueError("showdown_values: cards must be 0..51")
+    own5 = np.empty(hands.shape[:2], np.int32)
+    omaha = np.empty(hands.shape[:2], np.int32)
+    _showdown_kernel(hands, board, own5, omaha)
+    return own5, omaha
+
+
+class Service:
+    """The cards of a block of Sviten deals, from the deal through the draw to the river.
+
+    The state is plain arrays (read them, do not write them):
+
+    hands : (n, P, 5) int8, every seat's cards; a thrown card's slot is -1
+        until its replacement is served.
+    board : (n, 5) int8, the flop, then turn and river (-1 until dealt).
+    masks : (n, P) int8, each seat's draw (a 5-bit mask over its slots), -1
+        before it is named; ``thrown`` (n, P) int8 the counts, -1 likewise.
+    open_cards : (n, P) int8, the card served face up to a one-card thrower
+        (-1 for none); ``refused`` (n, P) bool, whether it was refused.
+    muck, muck_owner : (n, 52) int8, the mucked cards not yet recycled and the
+        seat that mucked each; ``n_muck`` (n,) how many.
+    pool : (n, 52) int8, the recycled stub's cards (``n_pool`` of them).
+    pos : (n,) next dealt-stub slot (52 when it is empty).
+    chance_used : (n,) chance draws consumed.
+    reshuffles : (n,) how many times a stub was recycled; ``reshuffle_seat``
+        and ``reshuffle_size`` (n, 16) say for whom (``P``: the turn and river)
+        and how many cards; ``reshuffle_own`` (n, 16) bool marks a recycle of
+        the served seat's own muck (nothing else was left).
+
+    Every method takes the whole block; the engine calls them in the order of
+    the rules: :meth:`throw` for each seat in order, then :meth:`serve` and
+    :meth:`answer_open` for each seat in order, :meth:`turn_and_river`, and
+    :meth:`showdown`.
+
+    >>> from simcore.cards import parse_cards
+    >>> deck = np.arange(52, dtype=np.int8)[None]
+    >>> s = Service(deck, 2, np.zeros((1, 0), np.uint32))
+    >>> s.throw(0, np.array([0b00001])); s.throw(1, np.array([0]))
+    >>> s.serve(0).tolist(), int(s.open_cards[0, 0])  # seat 0 threw one: card 13 face up
+    ([True], 13)
+    >>> s.answer_open(0, np.array([REFUSE])); int(s.hands[0, 0, 0])  # the next card, face down
+    14
+    """
+
+    def __init__(self, cards: np.ndarray, n_players: int, chance: np.ndarray):
+        cards = np.ascontiguousarray(cards, dtype=np.int8)
+        P = int(n_players)
+        if cards.ndim != 2 or cards.shape[1] != DECK:
+            raise ValueError(f"Sviten deals are (n, 52) card slots, got shape {cards.shape}")
+        if not 2 <= P <= 9:
+            raise ValueError(f"Sviten Special is for 2 to 9 players, got {P}")
+        n = cards.shape[0]
+        chance = np.ascontiguousarray(chance, dtype=np.uint32)
+        if chance.ndim != 2 or chance.shape[0] != n:
+            raise ValueError(f"chance must be ({n}, k) uint32, got shape {chance.shape}")
+        self.cards, self.n_players, self.chance = cards, P, chance
+        self.hands = np.empty((n, P, HAND), np.int8)
+        self.board = np.empty((n, 5), np.int8)
+        _split_deal(cards, P, self.hands, self.board)
+        self.masks = np.full((n, P), -1, np.int8)
+        self.thrown = np.full((n, P), -1, np.int8)
+        self.open_cards = np.full((n, P), -1, np.int8)
+        self.refused = np.zeros((n, P), np.bool_)
+        self.muck = np.full((n, DECK), -1, np.int8)
+        self.muck_owner = np.full((n, DECK), -1, np.int8)
+        self.n_muck = np.zeros(n, np.int64)
+        self.pool = np.full((n, DECK), -1, np.int8)
+        self.n_pool = np.zeros(n, np.int64)
+        self.pos = np.full(n, stub_start(P), np.int64)
+        self.chance_used = np.zeros(n, np.int64)
+        self.reshuffles = np.zeros(n, np.int64)
+        self.reshuffle_seat = np.full((n, MAX_RESHUFFLES), -1, np.int8)
+        self.reshuffle_size = np.zeros((n, MAX_RESHUFFLES), np.int8)
+        self.reshuffle_own = np.zeros((n, MAX_RESHUFFLES), np.bool_)
+
+    def _stub_args(self):
+        return (self.pos, self.pool, self.n_pool, self.muck, self.muck_owner, self.n_muck,
+                self.chance, self.chance_used, self.reshuffles, self.reshuffle_seat,
+                self.reshuffle_size, self.reshuffle_own)
+
+    def _raise(self, row, err):
+        if err == _NO_CARD:
+            raise RuntimeError(f"Sviten deal row {row}: no card left to serve (a rules bug)")
+        if err == _NO_CHANCE:
+            raise RuntimeError(f"Sviten deal row {row}: chance draws exhausted after "
+                               f"{self.chance.shape[1]} (n_chance is {n_chance(self.n_players)})")
+
+    def throw(self, seat: int, masks: np.ndarray) -> None:
+        """Seat ``seat`` throws the cards its masks (n,) name (bit j: slot j)."""
+        masks = np.asarray(masks)
+        if masks.shape != (self.cards.shape[0],) or (masks < 0).any() or (masks >= N_DRAWS).any():
+            raise ValueError(f"draw masks must be ({self.cards.shape[0]},) integers 0..31")
+        m = masks.astype(np.int8)
+        self.masks[:, seat] = m
+        _throw_kernel(seat, m, self.hands, self.muck, self.muck_owner, self.n_muck, self.thrown)
+
+    def serve(self, seat: int) -> np.ndarray:
+        """Serve ``seat``'s replacements; returns the rows (n,) bool where it threw
+        one card and now has an open card to keep or refuse."""
+        if (self.thrown < 0).any():
+            raise ValueError(f"seat {seat} served before every seat named its draw")
+        row, err = _serve_kernel(seat, self.cards, self.hands, self.thrown, self.open_cards,
+                                 *self._stub_args())
+        self._raise(row, err)
+        return self.thrown[:, seat] == 1
+
+    def answer_open(self, seat: int, actions: np.ndarray) -> None:
+        """Seat ``seat`` keeps (0) or refuses (1) its open card; other rows are ignored."""
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        row, err = _finish_open_kernel(seat, actions, self.cards, self.hands, self.thrown,
+                                       self.open_cards, self.refused, *self._stub_args())
+        self._raise(row, err)
+
+    def turn_and_river(self) -> None:
+        """Deal the turn and river (the whole muck recycles if the stub is out)."""
+        row, err = _turn_river_kernel(self.n_players, self.cards, self.board, *self._stub_args())
+        self._raise(row, err)
+
+    def showdown(self) -> tuple[np.ndarray, np.ndarray]:
+        """(own5, omaha) values (n, P) of the final hands and board."""
+        own5 = np.empty(self.hands.shape[:2], np.int32)
+        omaha = np.empty(self.hands.shape[:2], np.int32)
+        _showdown_kernel(self.hands, self.board, own5, omaha)
+        return own5, omaha
+
+    def places(self) -> np.ndarray:
+        """Where every card is now, (n, 52) int8: 0 in a hand, 1 on the board,
+        2 in the muck, 3 in the recycled stub, 4 in the dealt stub, 5 out (an
+        open card awaiting its answer); -1 nowhere. A card counted twice is
+        marked 9, so a correct deal has only 0..5 here."""
+        n = self.cards.shape[0]
+        where = np.full((n, DECK), -1, np.int8)
+
+        def put(rows, cards, code):
+            ok = cards >= 0
+            r, c = rows[ok], cards[ok].astype(np.int64)
+            twice = where[r, c] != -1
+            where[r, c] = np.where(twice, 9, code)
+            # the same card twice in one call
+            flat = r * DECK + c
+            u, cnt = np.unique(flat, return_counts=True)
+            where.reshape(-1)[u[cnt > 1]] = 9
+
+        rows = np.arange(n)
+        P = self.n_players
+        put(np.repeat(rows, P * HAND), self.hands.reshape(-1), 0)
+        put(np.repeat(rows, 5), self.board.reshape(-1), 1)
+        live = np.arange(DECK)[None, :] < self.n_muck[:, None]
+        put(np.repeat(rows, DECK), np.where(live, self.muck, -1).reshape(-1), 2)
+        live = np.arange(DECK)[None, :] < self.n_pool[:, None]
+        put(np.repeat(rows, DECK), np.where(live, self.pool, -1).reshape(-1), 3)
+        left = np.arange(DECK)[None, :] >= self.pos[:, None]
+        put(np.repeat(rows, DECK), np.where(left, self.cards, -1).reshape(-1), 4)
+        pending = (self.thrown == 1) & (self.open_cards >= 0) & ~self.refused
+        held = np.zeros((n, P), bool)
+        for p in range(P):
+            held[:, p] = (self.hands[:, p, :] == self.open_cards[:, p, None]).any(axis=1)
+        waiting = pending & ~held & (self.hands < 0).any(axis=2)
+        put(np.repeat(rows, P), np.where(waiting, self.open_cards, -1).reshape(-1), 5)
+        return where
