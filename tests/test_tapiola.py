@@ -1,0 +1,370 @@
+"""Tapiola Hold'em: one test per rule (RULES.md), final hands, scoring, policies, analysis.
+
+Monte Carlo checks use a fixed seed and a tolerance of 4 standard errors.
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import strategies  # noqa: F401  (registers the policies)
+from simcore.cards import parse_cards
+from simcore.evaluate import describe_hand, evaluate_hand, evaluate_hands, evaluate_low_a6
+from simcore.variants import tapiola as T
+from strategies import tapiola as S
+
+
+def cards(text):
+    return parse_cards(text).astype(np.int64)
+
+
+def tower_row(text):
+    """Towers in deal order, -1 for cards not dealt yet."""
+    t = np.full(6, -1, np.int8)
+    given = parse_cards(text, allow_empty=True)
+    t[: len(given)] = given
+    return t
+
+
+def high(hand, centre, towers):
+    """Final high value of kept hand cards (2 or 3), the centre and the towers (deal order)."""
+    h, c, t = cards(hand), cards(centre)[0], tower_row(towers)
+    if len(h) == 3:
+        return int(T.best_high(h[0], h[1], h[2], t))
+    return int(T.best_high(h[0], h[1], c, t))
+
+
+def low(hand, centre, towers):
+    h, c, t = cards(hand), cards(centre)[0], tower_row(towers)
+    return int(T.best_low(h[0], h[1], h[2], c, t))
+
+
+# -- layout -------------------------------------------------------------------------------
+
+
+def test_layout_centre_hands_then_towers_in_deal_order():
+    assert T.n_slots(9) == 52  # nine players use the whole deck
+    assert T.n_slots(7, lowball=True) == 49
+    assert T.hand_slots(4, 2) == [11, 12, 13, 14, 15]
+    assert T.hand_slots(4, 1, lowball=True) == [7, 8, 9, 10, 11, 12]
+    assert T.tower_slots(4) == [21, 22, 23, 24, 25, 26]
+    deal = np.arange(T.n_slots(2), dtype=np.int8)[None, :]
+    hands = np.empty((1, 2, 5), np.int8)
+    centre = np.empty(1, np.int8)
+    towers = np.empty((1, 6), np.int8)
+    T.split_deal(deal, 2, 5, hands, centre, towers)
+    assert centre.tolist() == [0]
+    assert hands[0].tolist() == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]
+    assert towers[0].tolist() == [11, 12, 13, 14, 15, 16]
+    seen = np.empty((1, 6), np.int8)
+    T.visible_towers(towers, 2, seen)
+    assert seen[0].tolist() == [11, 12, 13, 14, -1, -1]
+
+
+def test_discards_are_applied_per_seat_and_keep_all_is_minus_one():
+    held = np.ones((2, 2, 5), np.bool_)
+    T.apply_discards(held, 1, np.array([3, -1]))
+    assert held[0, 1].tolist() == [True, True, True, False, True]
+    assert held[1].all() and held[0, 0].all()
+
+
+# -- final hands: the rule ----------------------------------------------------------------
+
+
+def test_the_issue_example_two_kings_and_the_centre_make_four_kings():
+    # Hand Kd 7d Ks, centre Kh, towers Kc 5h 2d 8h 3d Jc (A1 B1 A2 B2 A3 B3).
+    assert describe_hand(high("Kd 7d Ks", "Kh", "Kc 5h 2d 8h 3d Jc")) == "three of a kind, kings"
+    assert describe_hand(high("Kd Ks", "Kh", "Kc 5h 2d 8h 3d Jc")) == "four of a kind, kings"
+
+
+def test_three_kept_cards_cannot_use_the_centre():
+    # The centre would pair the ace, but three kept cards play without it.
+    assert describe_hand(high("As 9c 4d", "Ah", "2s 3h 7c 8d Jc Qd")) == "ace high"
+    assert describe_hand(high("As 9c", "Ah", "2s 3h 7c 8d Jc Qd")) == "pair of aces"
+
+
+def test_one_card_of_each_tower_never_two_of_one():
+    # Tower A holds two hearts, tower B none: no flush.
+    v = high("Ah Kh Qh", "2c", "Jh 3d Th 4d 2s 5d")
+    assert describe_hand(v) == "ace high"
+    # One heart in each tower makes it.
+    assert describe_hand(high("Ah Kh Qh", "2c", "Jh Th 3d 4d 2s 5d")) == "royal flush"
+
+
+def test_the_centre_completes_a_straight_flush():
+    assert describe_hand(high("9h Th", "Jh", "Qh Kh 2c 3d 4s 5c")) == "king-high straight flush"
+    # Keeping a third card shuts the centre out: only the straight's other cards help.
+    assert describe_hand(high("9h Th 2d", "Jh", "Qh Kh 2c 3d 4s 5c")) == "pair of twos"
+
+
+def test_a_tower_card_completes_a_straight_flush_and_the_wheel_counts():
+    assert describe_hand(high("5s 6s 7s", "Ad", "2c 3c 8s 9s 4d Kd")) == "nine-high straight flush"
+    assert describe_hand(high("As 2s 3s", "Kd", "4s 5s 9c 9d Qh Jc")) == "five-high straight flush"
+
+
+def test_the_best_of_the_nine_tower_choices_counts():
+    # Only the third card of A and the second of B make the full house.
+    v = high("Qs Qd 7c", "2d", "3c 4h 5s 7h Qh 8d")
+    assert describe_hand(v) == "queens full of sevens"
+
+
+def test_partial_towers_give_the_best_hand_so_far_and_minus_one_when_empty():
+    assert describe_hand(high("As Ad Kc", "2d", "Ah 3c")) == "three of a kind, aces"
+    t = np.full(6, -1, np.int8)
+    assert T.best_high(0, 1, 2, t) == -1
+    assert T.best_low(0, 1, 2, 3, t) == -1
+
+
+def brute_high(kept, centre, towers):
+    """Best five-card value over every choice the rule allows, by enumeration."""
+    a, b = towers[0::2], towers[1::2]
+    pool = list(kept) + [centre] + list(towers)
+    best = -1
+    for combo in itertools.combinations(pool, 5):
+        na = sum(c in a for c in combo)
+        nb = sum(c in b for c in combo)
+        nh = sum(c in kept for c in combo)
+        nc = centre in combo
+        legal = na == 1 and nb == 1 and nh == len(kept) and nc == (len(kept) == 2)
+        if legal:
+            best = max(best, int(evaluate_hands(np.array(combo, np.int8))[0]))
+    return best
+
+
+def brute_low(kept, centre, towers):
+    a, b = towers[0::2], towers[1::2]
+    best = -1
+    for x in a:
+        for y in b:
+            six = np.array(list(kept) + [centre, x, y], np.int8)
+            for five in itertools.combinations(six, 5):
+                best = max(best, int(evaluate_low_a6(np.array(five, np.int8))[0]))
+    return best
+
+
+def random_rows(n, k, seed):
+    rng = np.random.default_rng(seed)
+    return np.array([rng.permutation(52)[:k] for _ in range(n)], np.int8)
+
+
+def test_final_high_hand_matches_brute_force_on_a_random_sample():
+    rows = random_rows(300, 10, 11)
+    for r in rows:
+        towers = r[4:10]
+        for kept in (r[:3], r[:2]):
+            h = kept.astype(np.int64)
+            third = h[2] if len(h) == 3 else np.int64(r[3])
+            got = int(T.best_high(h[0], h[1], third, towers))
+            assert got == brute_high([int(x) for x in kept], int(r[3]), [int(x) for x in towers])
+
+
+def test_final_low_hand_matches_brute_force_on_a_random_sample():
+    rows = random_rows(150, 10, 12)
+    for r in rows:
+        h = r[:3].astype(np.int64)
+        got = int(T.best_low(h[0], h[1], h[2], np.int64(r[3]), r[4:10]))
+        assert got == brute_low([int(x) for x in r[:3]], int(r[3]), [int(x) for x in r[4:10]])
+
+
+def test_showdown_values_match_the_row_kernels_and_check_their_input():
+    rng = np.random.default_rng(5)
+    n, P = 200, 4
+    deal = np.array([rng.permutation(52)[:T.n_slots(P)] for _ in range(n)], np.int8)
+    hands = np.empty((n, P, 5), np.int8)
+    centre = np.empty(n, np.int8)
+    towers = np.empty((n, 6), np.int8)
+    T.split_deal(deal, P, 5, hands, centre, towers)
+    held = np.ones((n, P, 5), np.bool_)
+    held[:, :, 0] = False
+    held[:, :, 3] = False
+    held[: n // 2, :, 4] = False  # half the seats play two cards and the centre
+    values = T.showdown_values(hands, held, centre, towers)
+    for i in (0, 1, n - 1):
+        for p in range(P):
+            kept = hands[i, p][held[i, p]].astype(np.int64)
+            third = kept[2] if len(kept) == 3 else np.int64(centre[i])
+            assert values[i, p] == T.best_high(kept[0], kept[1], third, towers[i])
+    with pytest.raises(ValueError, match="holds 4 cards"):
+        T.showdown_values(hands, np.ones((n, P, 5), bool) & (np.arange(5) != 0), centre, towers)
+    with pytest.raises(ValueError, match="keeps 3"):
+        T.showdown_values(hands, held, centre, towers, lowball=True)
+
+
+# -- ace-to-six low -----------------------------------------------------------------------
+
+
+def test_ace_to_six_facts_of_the_rules():
+    # The best low is 6-4-3-2-A of mixed suits; the wheel is a straight, so worse.
+    best = low("As 2d 3c", "4h", "6s Kd Qc Jc 9d 9h")
+    assert best == int(evaluate_low_a6(parse_cards("6s 4h 3c 2d As"))[0])
+    wheel = low("As 2d 3c", "4h", "5s Kd Qc Kc Jd Jh")  # 5s must join: A-2-3-4-5 or a king pair
+    assert best > wheel
+    # 10-J-Q-K-A is no straight: ace low, it is a king-high hand, better than a pair.
+    broadway = low("Ts Jd Qc", "Kh", "Ad Kd Ah Ks As Kc")
+    pair = int(evaluate_low_a6(parse_cards("Ts Jd Qc Kh Kd"))[0])
+    assert broadway == int(evaluate_low_a6(parse_cards("As Td Jc Qh Kd"))[0]) > pair
+    # A flush counts against a hand: with tower A all hearts and tower B all
+    # kings, K-5-4-3-2 (a king for the seven) beats the 7-5-4-3-2 flush.
+    got = low("7h 5h 4h", "3h", "2h Kc 6h Kd 8h Ks")
+    flush = int(evaluate_low_a6(parse_cards("7h 5h 4h 3h 2h"))[0])
+    assert got == int(evaluate_low_a6(parse_cards("Kc 5h 4h 3h 2h"))[0]) > flush
+
+
+def test_lowball_with_paired_towers_drops_the_worst_card():
+    # Every tower card pairs a hand card or the centre: the best five of six
+    # drops one card of a pair, leaving a single pair: aces, A-A-2-3-4.
+    v = low("As 2c 3d", "4h", "2d 2s 3h 3c Ah 4c")
+    assert v == brute_low(list(cards("As 2c 3d")), int(cards("4h")[0]), list(cards("2d 2s 3h 3c Ah 4c")))
+    assert v == int(evaluate_low_a6(parse_cards("As Ah 2c 3d 4h"))[0])
+
+
+# -- scoring ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("values, shares", [
+    ([5, 9, 7], [0, 1, 0]),
+    ([9, 9, 7], [0.5, 0.5, 0]),
+    ([9, 9, 9], [1 / 3] * 3),
+])
+def test_pot_best_hand_wins_ties_split(values, shares):
+    assert np.allclose(T.score(np.array([values]), "pot")[0], shares)
+
+
+@pytest.mark.parametrize("values, points", [
+    ([5, 9, 7, 3], [0, 2, 1, 0]),  # best 2, second 1
+    ([9, 9, 7], [1.5, 1.5, 0]),  # two tied for best share 2 + 1
+    ([9, 7, 7], [2, 0.5, 0.5]),  # two tied for second share 1 + 0
+    ([9, 7, 7, 7], [2, 1 / 3, 1 / 3, 1 / 3]),
+    ([9, 9, 9], [1, 1, 1]),  # three tied for best share 2 + 1 + 0
+    ([4, 4], [1.5, 1.5]),
+])
+def test_points_two_and_one_with_ties_sharing_places(values, points):
+    assert np.allclose(T.score(np.array([values]), "points")[0], points)
+
+
+def v(text):
+    return evaluate_hand(text)
+
+
+SF, QUADS, FULL, FLUSH, STRAIGHT = (v("9h Th Jh Qh Kh"), v("2c 2d 2h 2s 3c"), v("3c 3d 3h 2s 2c"),
+                                    v("2h 5h 7h 9h Jh"), v("5c 6d 7h 8s 9c"))
+TRIPS, TWO_PAIR, PAIR, HIGH, LOWER_HIGH = (v("Ac Ad Ah 2s 3c"), v("Ac Ad Kh Ks 3c"),
+                                           v("Ac Ad Kh Qs 3c"), v("Ac Kd Qh Js 9c"),
+                                           v("7c 5d 4h 3s 2c"))
+
+
+@pytest.mark.parametrize("values, points", [
+    ([SF, QUADS, FULL, FLUSH, STRAIGHT, TRIPS], [5, 4, 3, 2, 1, 0]),  # by class
+    ([STRAIGHT, STRAIGHT, PAIR], [1, 1, 0]),  # classes never share
+    ([PAIR, HIGH, TWO_PAIR], [2, 5, 0]),  # no straight: worst 5, second worst 2
+    ([HIGH, HIGH, TRIPS], [3.5, 3.5, 0]),  # tied for worst share 5 + 2
+    ([HIGH, HIGH, HIGH], [7 / 3] * 3),
+    ([LOWER_HIGH, PAIR, PAIR, TRIPS], [5, 1, 1, 0]),  # tied for second worst share 2 + 0
+    ([TRIPS, TRIPS], [3.5, 3.5]),
+])
+def test_straight_up_or_die_by_class_or_the_worst_hands(values, points):
+    assert np.allclose(T.score(np.array([values]), "straight-up-or-die")[0], points)
+
+
+def test_best_flags_mark_outright_wins_and_ties_for_best():
+    values = np.array([[3, 9, 7], [9, 9, 7], [1, 1, 1]])
+    wins = np.zeros(values.shape, bool)
+    ties = np.zeros(values.shape, bool)
+    T.best_flags(values, wins, ties)
+    assert wins.tolist() == [[False, True, False], [False] * 3, [False] * 3]
+    assert ties.tolist() == [[False] * 3, [True, True, False], [True] * 3]
+
+
+def test_score_names_a_bad_scoring():
+    with pytest.raises(ValueError, match="'chips' is not one of pot, points, straight-up-or-die"):
+        T.score(np.zeros((1, 2)), "chips")
+
+
+# -- policies -----------------------------------------------------------------------------
+
+
+def discard(policy, hand, towers="", centre="2c", held=None, rnd=None):
+    """Position the named discard policy throws for one hand-built row."""
+    h = parse_cards(hand)
+    t = tower_row(towers)
+    hl = np.ones(len(h), bool) if held is None else np.array(held, bool)
+    out = np.empty(1, np.int64)
+    code = dict((n, c) for n, c, _ in S.DISCARD_POLICIES)[policy]
+    S.discard_rows(h[None], hl[None], parse_cards(centre), t[None], code, out)
+    return int(out[0])
+
+
+def test_lowest_throws_the_smallest_card_number_ace_high():
+    assert discard("lowest", "Ah 7d 7c Ks 2s") == 4  # the deuce
+    assert discard("lowest", "Ah 7d 7c Ks 9s") == 2  # 7c before 7d: clubs is the lower suit
+    assert discard("lowest", "Ah 7d 7c Ks 2s", held=[1, 1, 1, 1, 0]) == 2
+
+
+def test_pairs_keeps_pairs_and_trips():
+    assert discard("pairs", "7d 7c Ks 2s 2d") == 2  # the lone king goes
+    assert discard("pairs", "7d 7c 7s 2s 2d") == 4  # pairs before trips
+    assert discard("pairs", "Ah Kd 9c 5s 3d") == 4
+
+
+def test_draws_chases_the_flush_the_towers_offer():
+    # Three hearts; both towers show a heart: keep the hearts, throw a club (lower first).
+    assert discard("draws", "Ah 9h 4h Kc 3c", towers="2h 8h") == 4
+    # Two hearts and a heart centre also make a live target.
+    assert discard("draws", "Ah 9h Kc Kd 3s", towers="2h 8h", centre="5h") == 4
+    # A straight window (5-6-7 with an 8 and a 9 on the towers) beats the pair of kings.
+    assert discard("draws", "5c 6d 7h Kc Ks", towers="8d 9s") == 3
+    # No live target: as pairs.
+    assert discard("draws", "Ah Kd 8c 7s 2d", towers="2h 8h") == discard("pairs", "Ah Kd 8c 7s 2d") == 4
+
+
+def test_made_keeps_what_combines_with_the_towers():
+    # Tower cards Qd and 8s: the queen and the eight make two pair; the 3 goes.
+    assert discard("made", "Qc 8c 3h 4d 5s", towers="Qd 8s") == 2
+    # On equal hands the lowest card goes.
+    assert discard("made", "Ac Ad Kh 3c 2d", towers="9s 7h") == 4
+
+
+def test_lowball_policies_count_the_ace_low():
+    assert discard("throw-high", "As Kd 2c 3d 4h 5s") == 1  # the king, not the ace
+    # A deuce that pairs the centre goes before the king.
+    assert discard("distinct-low", "As Kd 2c 3d 4h 5s", centre="2h") == 2
+    assert discard("distinct-low", "As Kd 2c 3d 4h 5s", centre="6h") == 1
+    # Every card known (round 3, four held): keeping 2h 3h 4h with the heart
+    # centre and all-heart towers is a flush, so best-low throws the 4h, not the 5c.
+    args = dict(towers="7h 9h Kh Jh Qh Th", centre="6h")
+    assert discard("throw-high", "2h 3h 4h 5c", **args) == 3
+    assert discard("best-low", "2h 3h 4h 5c", **args) == 2
+
+
+def test_dive_keeps_the_hand_weak():
+    assert discard("dive", "As Kd 7c 3d 2h", centre="9c") == 0  # the ace goes first
+    assert discard("dive", "As Kd 7c 3d 2h", centre="3c") == 3  # a card pairing the centre first
+
+
+def last(policy, hand, centre, towers, proposed=0, held=None):
+    h = parse_cards(hand)
+    hl = np.ones(len(h), bool) if held is None else np.array(held, bool)
+    out = np.empty(1, np.int64)
+    code = dict((n, c) for n, c, _ in S.LAST_POLICIES)[policy]
+    S.last_rows(h[None], hl[None], parse_cards(centre), parse_cards(towers)[None],
+                np.array([proposed]), code, out)
+    return int(out[0])
+
+
+def test_last_best_takes_the_stronger_final_hand_and_keeps_three_on_a_tie():
+    held = [1, 0, 1, 0, 1]
+    # Kd 7d Ks kept (positions 0, 2, 4): throwing 7d (position 2) gives four kings.
+    assert last("best", "Kd 2c 7d 3c Ks", "Kh", "Kc 5h 2d 8h 3d Jc", held=held) == 3
+    # Nothing gained by the centre: keep all.
+    assert last("best", "Ad 2c Kd 3c Qd", "2h", "Jd 9d 4c 5c 6c 7s", held=held) == 0
+    assert last("never", "Kd 2c 7d 3c Ks", "Kh", "Kc 5h 2d 8h 3d Jc", held=held) == 0
+    assert last("always", "Kd 2c 7d 3c Ks", "Kh", "Kc 5h 2d 8h 3d Jc", proposed=4, held=held) == 5
+
+
+def test_last_dive_plays_the_worst_hand_unless_a_straight_is_made():
+    held = [1, 0, 1, 0, 1]
+    # Best is trips: no straight, so take the weakest hand.
+    got = last("dive", "Kd 2c 7d 3c Ks", "Kh", "Qc 5h 2d 8h 3d Jc", held=held)
+    assert got != last("best", "Kd 2c 7d 3c Ks", "Kh", "Qc 5h 2d 8h 3d Jc", held=held)
+    # A made flush by keeping three: take it.
+    assert last("dive", "Ad 2c Kd 3c Qd", "2h", "Jd 9d 4c 5c 6c 7s", held=held) == 0
