@@ -25,6 +25,11 @@ from simcore.kernels import (
     CARD_BIT, CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_high,
 )
 
+from .features import (
+    FLUSH_DRAW, FLUSH_MADE, NO_FLUSH, STRAIGHT_MADE, argmax3, argmax_lowest_card,
+    argmin_lowest_card, bit_count, flush_status, lowest_card_rows, lowest_card_within,
+    mark_cards, straight_draw, unseen_cards,
+)
 from .registry import register
 
 V = "estonian"
@@ -38,15 +43,6 @@ def _value5(a, b, fkey, fbits):
     return value_high(fkey + CARD_KEY[a] + CARD_KEY[b], fbits | CARD_BIT[a] | CARD_BIT[b])
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _bit_count(x):
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
-
-
 @njit(cache=True, nogil=True)
 def _draw_level(a, b, f0, f1, f2):
     """Draws of two hole cards with the flop: flush draw 2, open-ended 2, gutshot 1 (max 3).
@@ -55,34 +51,20 @@ def _draw_level(a, b, f0, f1, f2):
     hole card is always part of it); made straights and flushes count none.
     """
     suits = np.int64(0)  # one byte per suit
-    ranks = np.int64(0)  # bit r+1 for rank r; bit 0 for an ace playing low
+    ranks = np.int64(0)
     for c in (a, b, f0, f1, f2):
         suits += np.int64(1) << (8 * (c & 3))
-        r = (c >> 2) + 1
-        ranks |= np.int64(1) << r
-        if r == 13:
-            ranks |= np.int64(1)
-    level = 0
+        ranks |= np.int64(1) << (c >> 2)
+    flush = NO_FLUSH
     for s in range(4):
-        k = (suits >> (8 * s)) & 255
-        if k >= 5:
-            return 0
-        if k == 4:
-            level = 2
-    outs = np.int64(0)
-    for lo in range(10):  # the straight lo..lo+4
-        w = (ranks >> lo) & 31
-        have = _bit_count(w)
-        if have == 5:
-            return level  # a made straight: no straight draw
-        if have == 4:
-            outs |= ((~w) & 31) << lo
-    n_outs = _bit_count(outs)
-    if n_outs >= 2:
-        level += 2
-    elif n_outs == 1:
-        level += 1
-    return min(level, 3)
+        flush = max(flush, flush_status((suits >> (8 * s)) & 255))
+    if flush == FLUSH_MADE:
+        return 0
+    level = 2 if flush == FLUSH_DRAW else 0
+    straight = straight_draw(ranks)
+    if straight == STRAIGHT_MADE:
+        return level
+    return min(level + straight, 3)  # GUTSHOT 1, OPEN_ENDED 2
 
 
 @njit(cache=True, nogil=True)
@@ -115,7 +97,7 @@ def _danger(c, f0, f1, f2):
         d += 4.0
     elif n_suit == 2:
         d += 2.0
-    d += _bit_count(near)
+    d += bit_count(near)
     d += 2.0 * r / 12.0
     return d
 
@@ -124,40 +106,21 @@ def _danger(c, f0, f1, f2):
 
 
 @njit(cache=True, nogil=True)
-def _lowest(hand, sign):
-    """Index of the lowest card per row (``sign`` -1: the highest); card numbers are distinct."""
-    n = hand.shape[0]
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        x0 = sign * np.int64(hand[i, 0])
-        x1 = sign * np.int64(hand[i, 1])
-        x2 = sign * np.int64(hand[i, 2])
-        a = 1 if x1 < x0 else 0
-        out[i] = 2 if x2 < min(x0, x1) else a
-    return out
-
-
-@njit(cache=True, nogil=True)
 def _pass_keep_best(hand, flop):
     """Pass the card whose removal leaves the best kept pair (category, draws, value)."""
     n = hand.shape[0]
     out = np.empty(n, np.int64)
+    scores = np.empty(3, np.int64)
     for i in range(n):
         f0, f1, f2 = flop[i, 0], flop[i, 1], flop[i, 2]
         fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2]
         fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2]
-        best = np.int64(-1)
-        best_a = 0
         for a in range(3):
             x = hand[i, (a + 1) % 3]
             y = hand[i, (a + 2) % 3]
             v = np.int64(_value5(x, y, fkey, fbits))
-            score = (v >> 12) * 65536 + _draw_level(x, y, f0, f1, f2) * 4096 + (v & 4095)
-            # ties: pass the lower card
-            if score > best or (score == best and hand[i, a] < hand[i, best_a]):
-                best = score
-                best_a = a
-        out[i] = best_a
+            scores[a] = (v >> 12) * 65536 + _draw_level(x, y, f0, f1, f2) * 4096 + (v & 4095)
+        out[i] = argmax_lowest_card(scores, hand[i])  # ties: pass the lower card
     return out
 
 
@@ -166,16 +129,12 @@ def _pass_least_helpful(hand, flop):
     """Pass the card of least danger to the left neighbour (ties: the lower card)."""
     n = hand.shape[0]
     out = np.empty(n, np.int64)
+    danger = np.empty(3, np.float64)
     for i in range(n):
         f0, f1, f2 = flop[i, 0], flop[i, 1], flop[i, 2]
-        best = np.inf
-        best_a = 0
         for a in range(3):
-            d = _danger(hand[i, a], f0, f1, f2)
-            if d < best or (d == best and hand[i, a] < hand[i, best_a]):
-                best = d
-                best_a = a
-        out[i] = best_a
+            danger[a] = _danger(hand[i, a], f0, f1, f2)
+        out[i] = argmin_lowest_card(danger, hand[i])
     return out
 
 
@@ -196,25 +155,17 @@ def _potential_rows(hole, flop, seen, strength):
     n, k = hole.shape[0], hole.shape[1]
     out = np.zeros((n, k), np.float64)
     unseen = np.empty(52, np.int64)
-    used = np.zeros(52, np.bool_)
+    used = np.empty(52, np.bool_)
     okey = np.empty(k, np.uint64)
     obits = np.empty(k, np.uint64)
     acc = np.empty(k, np.float64)
     for i in range(n):
         used[:] = False
-        for j in range(3):
-            used[flop[i, j]] = True
-        for j in range(seen.shape[1]):
-            if seen[i, j] >= 0:
-                used[seen[i, j]] = True
+        mark_cards(flop[i], used)
+        mark_cards(seen[i], used)
         for o in range(k):
-            used[hole[i, o, 0]] = True
-            used[hole[i, o, 1]] = True
-        m = 0
-        for c in range(52):
-            if not used[c]:
-                unseen[m] = c
-                m += 1
+            mark_cards(hole[i, o], used)
+        m = unseen_cards(used, unseen)
         fkey = SUIT_START + CARD_KEY[flop[i, 0]] + CARD_KEY[flop[i, 1]] + CARD_KEY[flop[i, 2]]
         fbits = CARD_BIT[flop[i, 0]] | CARD_BIT[flop[i, 1]] | CARD_BIT[flop[i, 2]]
         for o in range(k):
@@ -318,42 +269,29 @@ def _pick_max(scores, hand, margin):
     n = scores.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
-        top = max(scores[i, 0], max(scores[i, 1], scores[i, 2]))
-        best_a = -1
-        for a in range(3):
-            if scores[i, a] >= top - margin:
-                if best_a < 0 or hand[i, a] < hand[i, best_a]:
-                    best_a = a
-        out[i] = best_a
+        out[i] = lowest_card_within(scores[i], hand[i], margin)
     return out
 
 
 @njit(cache=True, nogil=True)
 def _pick_thoughtful(scores, hand, flop, margin):
     """Among passes within ``margin`` of the best kept pair, the least helpful card."""
-    n = scores.shape[0]
+    n, k = scores.shape
     out = np.empty(n, np.int64)
+    danger = np.empty(k, np.float64)
     for i in range(n):
-        top = max(scores[i, 0], max(scores[i, 1], scores[i, 2]))
-        best_a = -1
-        best_d = np.inf
-        for a in range(3):
-            if scores[i, a] >= top - margin:
-                d = _danger(hand[i, a], flop[i, 0], flop[i, 1], flop[i, 2])
-                if d < best_d or (d == best_d and hand[i, a] < hand[i, best_a]):
-                    best_d = d
-                    best_a = a
-        out[i] = best_a
+        top = scores[i, 0]
+        for a in range(1, k):
+            top = max(top, scores[i, a])
+        for a in range(k):
+            # passes outside the margin never win: a pass within it has finite danger
+            danger[a] = (_danger(hand[i, a], flop[i, 0], flop[i, 1], flop[i, 2])
+                         if scores[i, a] >= top - margin else np.inf)
+        out[i] = argmin_lowest_card(danger, hand[i])
     return out
 
 
 # -- discard kernels -----------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _best_of_three(s0, s1, s2):
-    a = 1 if s1 > s0 else 0
-    return 2 if s2 > max(s0, s1) else a
 
 
 @njit(cache=True, nogil=True)
@@ -376,7 +314,7 @@ def _discard_best_made(hand, flop):
         key0, key1, key2 = fkey + k1 + k2, fkey + k0 + k2, fkey + k0 + k1
         # suit counters never carry, so OR-ing the keys keeps every flush flag
         flush[i] = ((key0 | key1 | key2) & FLUSH_FLAGS) != np.uint64(0)
-        out[i] = _best_of_three(np.int64(RANK_HIGH[rank_slot(key0)]) * 64 + (63 - h0),
+        out[i] = argmax3(np.int64(RANK_HIGH[rank_slot(key0)]) * 64 + (63 - h0),
                                 np.int64(RANK_HIGH[rank_slot(key1)]) * 64 + (63 - h1),
                                 np.int64(RANK_HIGH[rank_slot(key2)]) * 64 + (63 - h2))
     for i in range(n):
@@ -385,7 +323,7 @@ def _discard_best_made(hand, flop):
             fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2]
             fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2]
             h0, h1, h2 = hand[i, 0], hand[i, 1], hand[i, 2]
-            out[i] = _best_of_three(np.int64(_value5(h1, h2, fkey, fbits)) * 64 + (63 - h0),
+            out[i] = argmax3(np.int64(_value5(h1, h2, fkey, fbits)) * 64 + (63 - h0),
                                     np.int64(_value5(h0, h2, fkey, fbits)) * 64 + (63 - h1),
                                     np.int64(_value5(h0, h1, fkey, fbits)) * 64 + (63 - h2))
     return out
@@ -408,13 +346,13 @@ def pass_lowest(obs, rng):
     >>> pass_lowest({"hand": parse_cards("7s 7c Kd")[None]}, None).tolist()
     [1]
     """
-    return _lowest(_c(obs["hand"]), 1)
+    return lowest_card_rows(_c(obs["hand"]))
 
 
 @register(V, "pass", "highest")
 def pass_highest(obs, rng):
     """Pass the highest card (rank, then suit c<d<h<s)."""
-    return _lowest(_c(obs["hand"]), -1)
+    return lowest_card_rows(_c(obs["hand"]), highest=True)
 
 
 @register(V, "pass", "keep-best")
@@ -463,7 +401,7 @@ def discard_best_potential(obs, rng):
 @register(V, "discard", "lowest")
 def discard_lowest(obs, rng):
     """Discard the lowest card (rank, then suit), keeping the two highest."""
-    return _lowest(_c(obs["hand"]), 1)
+    return lowest_card_rows(_c(obs["hand"]))
 
 
 @register(V, "discard", "received")

@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .features import count_ranks_suits, lowest_card, rank_mask, straight_outs
 from .registry import register
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
@@ -68,19 +69,14 @@ _NEVER, _LOWER, _THRESHOLD, _MADE_OR_DRAW, _LIVE_OUTS, _THOUGHTFUL = range(6)
 # -- row helpers ---------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _lower_pos(c0, c1):
-    """Position of the lower card (by rank, then suit: the smaller card int)."""
-    return 0 if c0 < c1 else 1
-
-
 @njit(cache=True, nogil=True)
-def _preflop(c0, c1, seen_rank, seen_suit, live):
-    """Threshold rule on two face-up cards; with ``live`` the sight counts apply."""
+def _preflop(c, seen_rank, seen_suit, live):
+    """Threshold rule on the two face-up cards ``c`` (2,); with ``live`` the sight counts apply."""
+    c0, c1 = c[0], c[1]
     r0, r1 = c0 >> 2, c1 >> 2
     if r0 == r1:
         return DECLINE
-    lo = _lower_pos(c0, c1)
+    lo = lowest_card(c)
     e0, e1 = float(r0), float(r1)
     suited = (c0 & 3) == (c1 & 3)
     if live:
@@ -101,42 +97,17 @@ def _preflop(c0, c1, seen_rank, seen_suit, live):
 
 
 @njit(cache=True, nogil=True)
-def _straight_windows(rank_mask, held):
-    """For each of the ten straights (5-high .. ace-high): ranks held in it, into ``held``."""
-    ext = (rank_mask << 1) | ((rank_mask >> 12) & 1)  # bit 0: the ace as a one
-    for w in range(10):
-        k = 0
-        for b in range(w, w + 5):
-            k += (ext >> b) & 1
-        held[w] = k
-
-
-@njit(cache=True, nogil=True)
-def _in_window(rank, w):
-    """Is a card of ``rank`` (0..12) one of the ranks of straight window ``w``?"""
-    # window w covers ext bits w..w+4; rank r is ext bit r+1, the ace also bit 0
-    b = rank + 1
-    if w <= b <= w + 4:
-        return True
-    return rank == 12 and w == 0
-
-
-@njit(cache=True, nogil=True)
-def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_count, held, outs):
+def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_count, outs):
     """Second-exchange rule for face-up cards ``c`` (2,) and the flop ``board`` (3,).
 
-    The last four arrays are working space (4, 13, 10 and 2 int64), allocated
+    The last three arrays are working space (4, 13 and 2 int64), allocated
     once per batch: an allocation per row took a third of the policy's time.
     """
     suit_count[:] = 0
     rank_count[:] = 0
-    rank_mask = 0
-    for j in range(5):
-        x = c[j] if j < 2 else board[j - 2]
-        rank_mask |= 1 << (x >> 2)
-        suit_count[x & 3] += 1
-        rank_count[x >> 2] += 1
-    _straight_windows(rank_mask, held)
+    count_ranks_suits(c, rank_count, suit_count)
+    count_ranks_suits(board, rank_count, suit_count)
+    ranks = rank_mask(c) | rank_mask(board)
     works0 = False
     works1 = False
     for i in range(2):
@@ -148,17 +119,11 @@ def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_cou
             made = True
         elif suit_count[s] == 4:
             draw_outs = max(draw_outs, 9 - seen_suit[s]) if live else 9
-        # straight: four or more ranks of a window that holds this card; the
-        # missing rank of each such window completes a straight
-        complete = 0
-        for w in range(10):
-            if held[w] >= 4 and _in_window(r, w):
-                if held[w] == 5:
-                    made = True
-                for b in range(w, w + 5):
-                    rb = 12 if b == 0 else b - 1
-                    if not (rank_mask >> rb) & 1:
-                        complete |= 1 << rb
+        # straight: four or more ranks of a straight that uses this card; the
+        # missing rank of each such straight completes it
+        straight, complete = straight_outs(ranks, r)
+        if straight:
+            made = True
         k = 0
         for rb in range(13):
             if (complete >> rb) & 1:
@@ -171,14 +136,14 @@ def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_cou
         else:
             works1 = works
     if beaten and c[0] >> 2 == c[1] >> 2 and rank_count[c[0] >> 2] == 2:
-        return MUCK0 if _lower_pos(c[0], c[1]) == 0 else MUCK1
+        return MUCK0 if lowest_card(c) == 0 else MUCK1
     if works0 and works1:
         return DECLINE
     if works0:
         return MUCK1
     if works1:
         return MUCK0
-    lo = _lower_pos(c[0], c[1])
+    lo = lowest_card(c)
     if live and (outs[0] == 0) != (outs[1] == 0):
         lo = 0 if outs[0] == 0 else 1  # a card no live card can pair goes first
     return MUCK0 if lo == 0 else MUCK1
@@ -222,7 +187,6 @@ def _decide(up, board, mucked, legal, seat, policy, second):
     c = np.empty(2, np.int64)
     suit_count = np.zeros(4, np.int64)
     rank_count = np.zeros(13, np.int64)
-    held = np.zeros(10, np.int64)
     outs = np.zeros(2, np.int64)
     live = policy == _LIVE_OUTS or policy == _THOUGHTFUL
     for i in range(n):
@@ -230,30 +194,21 @@ def _decide(up, board, mucked, legal, seat, policy, second):
             continue
         c[0], c[1] = up[i, seat, 0], up[i, seat, 1]
         if policy == _LOWER:
-            out[i] = MUCK0 if _lower_pos(c[0], c[1]) == 0 else MUCK1
+            out[i] = MUCK0 if lowest_card(c) == 0 else MUCK1
             continue
         seen_rank[:] = 0
         seen_suit[:] = 0
         if live:
-            # Unsigned cards: numba checks signed indices for wrap-around.
             for q in range(P):
                 if q != seat:
-                    for j in range(2):
-                        x = np.uint8(up[i, q, j])
-                        seen_rank[x >> np.uint8(2)] += 1
-                        seen_suit[x & np.uint8(3)] += 1
-            for j in range(mucked.shape[1]):
-                x = mucked[i, j]
-                if x >= 0:
-                    u = np.uint8(x)
-                    seen_rank[u >> np.uint8(2)] += 1
-                    seen_suit[u & np.uint8(3)] += 1
+                    count_ranks_suits(up[i, q], seen_rank, seen_suit)
+            count_ranks_suits(mucked[i], seen_rank, seen_suit)
         if not second or policy == _THRESHOLD:
-            out[i] = _preflop(c[0], c[1], seen_rank, seen_suit, live)
+            out[i] = _preflop(c, seen_rank, seen_suit, live)
         else:
             beaten = policy == _THOUGHTFUL and _pair_beaten(up[i], board[i], seat)
             out[i] = _postflop(c, board[i], seen_rank, seen_suit, live, beaten,
-                               suit_count, rank_count, held, outs)
+                               suit_count, rank_count, outs)
     return out
 
 
