@@ -7,6 +7,8 @@ from .registry import (
 from . import rollout  # noqa: E402,F401
 from . import estonian  # noqa: E402,F401
 from . import slovak  # noqa: E402,F401
+from . import russian  # noqa: E402,F401
+from . import tapiola  # noqa: E402,F401
 
 __all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup", "spec_label",
            "unregister"]

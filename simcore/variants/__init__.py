@@ -10,6 +10,8 @@ def _classes() -> dict[str, type]:
     from .slovak import SlovakDoubleBarrel
 
     classes = [TexasHoldem, EstonianTwist, SlovakDoubleBarrel]
+    from .russian import RussianHoldem; classes.append(RussianHoldem)  # noqa: E702
+    from .tapiola import TapiolaHoldem; classes.append(TapiolaHoldem)  # noqa: E702
     return {c.name: c for c in classes}
 
 

@@ -27,11 +27,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
 from ..kernels import value_five_high
 
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
-    "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "showdown",
+    "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "new_state", "showdown",
+    "RussianHoldem",
 ]
 
 ROUNDS = 12  # cards each player places
@@ -269,3 +271,287 @@ def showdown(flop, up, down):
     _showdown_kernel(flop, up, down, values, won, payoffs, wins, ties)
     return {"values": values, "categories": (values >> 12).astype(np.int8), "hands_won": won,
             "payoffs": payoffs, "wins": wins, "ties": ties}
+
+
+# -- the variant ------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _place_round_kernel(card, p, r, actions, up, placed, n_down, down, history):
+    """The engine's placement step (actions already checked legal): also keeps the
+    public counts of face-down cards and the placement history."""
+    for i in range(actions.shape[0]):
+        h = actions[i]
+        k = placed[i, p, h]
+        if k == PLACED_MAX - 1:
+            down[i, p, h] = card[i]
+            n_down[i, p, h] = 1
+        else:
+            up[i, p, h, k] = card[i]
+        placed[i, p, h] = k + 1
+        history[i, r, p] = h
+
+
+@njit(cache=True, nogil=True)
+def _winning(values, winning):
+    """Category of the best hand on each hand number (n, 3)."""
+    for i in range(values.shape[0]):
+        for h in range(N_HANDS):
+            best = values[i, 0, h]
+            for p in range(1, values.shape[1]):
+                if values[i, p, h] > best:
+                    best = values[i, p, h]
+            winning[i, h] = best >> 12
+
+
+@njit(cache=True, nogil=True)
+def _rebuild_kernel(flop, up, own_down, history, card, seat, rnd, P, known, forced):
+    """Rollout situation: the dealt slots ``seat`` has seen and every earlier placement.
+
+    The k-th card a seat placed on a hand (in round order) is that hand's
+    k-th face-up card, or its face-down card for k = 3, which only the seat
+    itself knows (-1 for the others: resampled).
+    """
+    n = up.shape[0]
+    count = np.zeros((P, N_HANDS), np.int64)
+    for i in range(n):
+        for j in range(FLOP):
+            known[i, j] = flop[i, j]
+        count[:, :] = 0
+        for r in range(rnd + 1):
+            for q in range(P):
+                if r == rnd and q >= seat:
+                    break
+                h = history[i, r, q]
+                k = count[q, h]
+                count[q, h] = k + 1
+                if k < PLACED_MAX - 1:
+                    c = up[i, q, h, k]
+                elif q == seat:
+                    c = own_down[i, h]
+                else:
+                    c = -1
+                known[i, FLOP + r * P + q] = c
+                forced[r, q, i] = h
+        known[i, FLOP + rnd * P + seat] = card[i]
+
+
+_OBSERVATION = (
+    "flop (n, 3) int8: flop card k starts hand k+1 of every player; "
+    "up (n, P, 3, 3) int8: every player's face-up placed cards per hand, in the order placed, "
+    "-1 padded (the flop card not repeated); "
+    "placed (n, P, 3) int8: cards placed on each hand so far (0..4); "
+    "n_down (n, P, 3) int8: face-down cards each hand holds (0 or 1); "
+    "own_down (n, 3) int8: the seat's own face-down cards, -1 where none; "
+    "card (n,) int8: the card to place; "
+    "history (n, 12, P) int8: the hand (0..2) each seat chose in each round so far, -1 to come "
+    "(public: placements are made in the open); "
+    "legal (n, 3) bool: hands with fewer than four placed cards; plus seat, n_players, round "
+    "(0..11). Arrays are read-only; the other players' face-down cards never appear."
+)
+
+
+def _parse_visible(text, n_others):
+    """Opponents' visible cards: seats separated by ';', hands by '/', 'xx' a face-down card."""
+    from ..cards import parse_cards
+
+    seats = [s for s in str(text).split(";")]
+    if len(seats) != n_others:
+        raise ValueError(f"visible: give {n_others} seat(s) separated by ';' (each as three hands "
+                         f"separated by '/'), got {len(seats)}")
+    out = []
+    for s in seats:
+        hands = s.split("/")
+        if len(hands) != N_HANDS:
+            raise ValueError(f"visible: each seat is three hands separated by '/', got {s.strip()!r}")
+        seat = []
+        for h in hands:
+            tokens = h.split()
+            n_hidden = sum(t.lower() == "xx" for t in tokens)
+            cards = parse_cards(" ".join(t for t in tokens if t.lower() != "xx"), allow_empty=True)
+            if n_hidden > 1 or (n_hidden and (tokens[-1].lower() != "xx" or len(cards) != 3)):
+                raise ValueError(f"visible: 'xx' (a face-down card) can only follow three face-up "
+                                 f"cards on a hand, got {h.strip()!r}")
+            if len(cards) > 3:
+                raise ValueError(f"visible: a hand shows at most three placed cards, got {h.strip()!r}")
+            seat.append((list(int(c) for c in cards), n_hidden))
+        out.append(seat)
+    return out
+
+
+class RussianHoldem(Variant):
+    """Russian Hold'em (see the module docstring)."""
+
+    name = "russian"
+    title = "Russian Hold'em"
+    min_players = 2
+    max_players = 4  # 1 + 3 + 12N <= 52
+    fields = (
+        Field("hand1", "the hero's cards placed on hand 1 so far, in the order placed "
+                       "(a fourth is its face-down card)"),
+        Field("hand2", "the hero's cards placed on hand 2 so far"),
+        Field("hand3", "the hero's cards placed on hand 3 so far"),
+        Field("visible", "the other players' placed cards, seat by seat from the hero's left, "
+                      "';' between seats, '/' between hands, 'xx' for a face-down card: "
+                      "\"Kc Kd / 4h / 7d; 2c 3c 4c xx / 9s / \" (omit: the other players' "
+                      "earlier cards are dealt at random and placed by their policies)"),
+    )
+    decisions = (
+        Decision("place", N_HANDS, HAND_LABELS,
+                 "place the card just dealt on one of the seat's three hands with fewer than "
+                 "four placed cards (12 rounds, in seat order)", _OBSERVATION, rounds=ROUNDS),
+    )
+    hands = HAND_LABELS
+    hand_kinds = ("high", "high", "high")
+    parts = ("hands_won_0", "hands_won_1", "hands_won_2", "hands_won_3")
+    part_groups = {"hands_won_dist": parts}
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self._setups: dict = {}
+
+    def n_slots(self, n_players: int) -> int:
+        return n_slots(n_players)
+
+    # -- the game --------------------------------------------------------------------
+    def play(self, cards, n_players, table):
+        P = n_players
+        n = cards.shape[0]
+        flop, dealt = split_deal(cards, P)
+        flop.flags.writeable = False
+        up, placed, down = new_state(n, P)
+        st = SharedState(up=up, placed=placed, n_down=np.zeros((n, P, N_HANDS), np.int8),
+                         history=np.full((n, ROUNDS, P), -1, np.int8))
+        del up, placed
+        for r in range(ROUNDS):
+            for p in range(P):
+                card = np.ascontiguousarray(dealt[:, r, p])
+                card.flags.writeable = False
+                own = np.ascontiguousarray(down[:, p])
+                own.flags.writeable = False
+                legal = place_legal(st["placed"], p)
+                legal.flags.writeable = False
+                obs = {**st.show(), "flop": flop, "own_down": own, "card": card, "legal": legal}
+                actions = table.act(p, "place", obs, round=r)
+                del obs
+                st.settle()
+                # the face-down cards stay in ``down``, which no strategy sees
+                _place_round_kernel(card, p, r, actions, st["up"], st["placed"], st["n_down"], down,
+                                    st["history"])
+        res = showdown(flop, st["up"], down)
+        winning = np.empty((n, N_HANDS), np.int8)
+        _winning(res["values"], winning)
+        won = res["hands_won"]
+        parts = {f"hands_won_{k}": (won == k).astype(np.float64) for k in range(4)}
+        return Outcome(res["payoffs"], res["wins"], res["ties"], res["categories"], winning, parts)
+
+    def hidden_slots(self, n_players, seat):
+        """Placing on the first hand with room, another seat's cards of rounds 4, 8
+        and 12 are the fourth placed on its hands 1, 2, 3: face down."""
+        return [card_slot(n_players, r, q) for q in range(n_players) if q != seat
+                for r in (PLACED_MAX - 1, 2 * PLACED_MAX - 1, 3 * PLACED_MAX - 1)]
+
+    # -- rollouts ---------------------------------------------------------------------
+    def situation(self, decision, obs, n_players):
+        """The slots the deciding seat has seen (opponents' face-down cards -1) and
+        every earlier placement, forced per round (see :func:`_rebuild_kernel`)."""
+        self.decision(decision)
+        P = n_players
+        seat, rnd = int(obs["seat"]), int(obs["round"])
+        n = obs["up"].shape[0]
+        known = np.full((n, n_slots(P)), -1, np.int8)
+        forced = np.full((ROUNDS, P, n), -1, np.int64)
+        _rebuild_kernel(obs["flop"], obs["up"], obs["own_down"], obs["history"], obs["card"],
+                        seat, rnd, P, known, forced)
+        out = {}
+        for r in range(rnd + 1):
+            for q in range(P if r < rnd else seat):
+                out[(q, "place", r)] = forced[r, q]
+        return known, out
+
+    # -- situations -------------------------------------------------------------------
+    def setup(self, n_players, hand=None, board=None, seat=0, hand1=None, hand2=None, hand3=None,
+              visible=None, **fields):
+        """Known slots and the placements the situation implies.
+
+        ``board`` is the flop, ``hand`` the card to place, ``hand1..3`` the
+        hero's placed cards (the round is their number), ``visible`` the other
+        seats' (see the field's help). Each seat's given cards are dealt in
+        rounds 0, 1, ... in the order hand 1, hand 2, hand 3, each forced onto
+        its hand; which round a card came in changes nothing at the showdown.
+        Seats before the hero have placed this round's card too.
+        """
+        from ..cards import check_distinct, parse_cards
+
+        self.check_fields(fields)
+        P = n_players
+        self.check_players(P)
+        seat = self.check_seat(P, seat)
+        known = np.full(n_slots(P), -1, np.int8)
+        flop = parse_cards(board, allow_empty=True) if board is not None else np.zeros(0, np.int8)
+        if len(flop) not in (0, FLOP):
+            raise ValueError(f"board: the flop is three cards, got {len(flop)}")
+        if len(flop) == 0 and any(x is not None for x in (hand1, hand2, hand3, visible)):
+            raise ValueError("board: give the flop (three cards) with placed cards")
+        known[:len(flop)] = flop
+        own = [list(int(c) for c in parse_cards(x, allow_empty=True)) if x is not None else []
+               for x in (hand1, hand2, hand3)]
+        for h, cs in enumerate(own):
+            if len(cs) > PLACED_MAX:
+                raise ValueError(f"hand{h + 1}: at most four placed cards, got {len(cs)}")
+        rnd = sum(len(cs) for cs in own)
+        if rnd >= ROUNDS:
+            raise ValueError(f"hand1..hand3: the hero has placed all 12 cards ({rnd}); nothing to decide")
+        presets = {}
+        self._assign(known, presets, P, seat, [(cs, 0) for cs in own], allow_hidden=True)
+        card = parse_cards(hand, allow_empty=True) if hand is not None else np.zeros(0, np.int8)
+        if len(card) > 1:
+            raise ValueError(f"hand: the card to place is one card, got {len(card)}")
+        if len(card):
+            known[card_slot(P, rnd, seat)] = card[0]
+        if visible is not None:
+            others = [(seat + k) % P for k in range(1, P)]
+            for q, hands in zip(others, _parse_visible(visible, P - 1)):
+                expect = rnd + 1 if q < seat else rnd
+                got = sum(len(cs) + hid for cs, hid in hands)
+                if got != expect:
+                    raise ValueError(f"visible: seat {q} has placed {expect} card(s) at this point "
+                                     f"(the hero has placed {rnd}), got {got}")
+                self._assign(known, presets, P, q, hands, allow_hidden=False)
+        check_distinct(known[known >= 0], "the situation's cards")
+        placed = [len(cs) for cs in own]
+        self._setups[(P, seat, known.tobytes())] = placed
+        return known, presets
+
+    @staticmethod
+    def _assign(known, presets, P, q, hands, allow_hidden):
+        """Deal seat ``q``'s placed cards in rounds 0, 1, ... and preset each onto its hand."""
+        r = 0
+        for h, (cs, hidden) in enumerate(hands):
+            for c in cs:
+                known[card_slot(P, r, q)] = c
+                presets[(q, "place", r)] = h
+                r += 1
+            for _ in range(hidden):
+                presets[(q, "place", r)] = h  # its card stays random: no one has seen it
+                r += 1
+
+    def default_decision(self, board=None, **fields) -> str:
+        return "place"
+
+    def analysis_round(self, decision, n_players, known, seat=0, hand1=None, hand2=None, hand3=None,
+                       **fields) -> int:
+        """The round is the number of cards the hero has placed."""
+        from ..cards import parse_cards
+
+        return sum(len(parse_cards(x, allow_empty=True)) for x in (hand1, hand2, hand3) if x is not None)
+
+    def analysis_actions(self, decision, n_players, known, seat=0):
+        """The hands with room (all three unless a situation from :meth:`setup` fills one)."""
+        placed = self._setups.get((n_players, seat, np.asarray(known, np.int8).tobytes()))
+        if placed is None:
+            return list(range(N_HANDS))
+        return [h for h in range(N_HANDS) if placed[h] < PLACED_MAX]
+
+    def analysis_label(self, decision, action, known, seat=0):
+        return HAND_LABELS[action]
