@@ -49,12 +49,12 @@ def test_layout_centre_hands_then_towers_in_deal_order():
     assert T.hand_slots(4, 1, lowball=True) == [7, 8, 9, 10, 11, 12]
     assert T.tower_slots(4) == [21, 22, 23, 24, 25, 26]
     deal = np.arange(T.n_slots(2), dtype=np.int8)[None, :]
-    hands = np.empty((1, 2, 5), np.int8)
+    hands = np.empty((2, 1, 5), np.int8)
     centre = np.empty(1, np.int8)
     towers = np.empty((1, 6), np.int8)
     T.split_deal(deal, 2, 5, hands, centre, towers)
     assert centre.tolist() == [0]
-    assert hands[0].tolist() == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]
+    assert hands[:, 0].tolist() == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]
     assert towers[0].tolist() == [11, 12, 13, 14, 15, 16]
     seen = np.empty((1, 6), np.int8)
     T.visible_towers(towers, 2, seen)
@@ -62,10 +62,10 @@ def test_layout_centre_hands_then_towers_in_deal_order():
 
 
 def test_discards_are_applied_per_seat_and_keep_all_is_minus_one():
-    held = np.ones((2, 2, 5), np.bool_)
-    T.apply_discards(held, 1, np.array([3, -1]))
-    assert held[0, 1].tolist() == [True, True, True, False, True]
-    assert held[1].all() and held[0, 0].all()
+    held = np.ones((2, 5), np.bool_)
+    T.apply_discards(held, np.array([3, -1]))
+    assert held[0].tolist() == [True, True, True, False, True]
+    assert held[1].all()
 
 
 # -- final hands: the rule ----------------------------------------------------------------
@@ -170,22 +170,22 @@ def test_showdown_values_match_the_row_kernels_and_check_their_input():
     rng = np.random.default_rng(5)
     n, P = 200, 4
     deal = np.array([rng.permutation(52)[:T.n_slots(P)] for _ in range(n)], np.int8)
-    hands = np.empty((n, P, 5), np.int8)
+    hands = np.empty((P, n, 5), np.int8)
     centre = np.empty(n, np.int8)
     towers = np.empty((n, 6), np.int8)
     T.split_deal(deal, P, 5, hands, centre, towers)
-    held = np.ones((n, P, 5), np.bool_)
+    held = np.ones((P, n, 5), np.bool_)
     held[:, :, 0] = False
     held[:, :, 3] = False
-    held[: n // 2, :, 4] = False  # half the seats play two cards and the centre
+    held[:, : n // 2, 4] = False  # half the deals: every seat plays two cards and the centre
     values = T.showdown_values(hands, held, centre, towers)
     for i in (0, 1, n - 1):
         for p in range(P):
-            kept = hands[i, p][held[i, p]].astype(np.int64)
+            kept = hands[p, i][held[p, i]].astype(np.int64)
             third = kept[2] if len(kept) == 3 else np.int64(centre[i])
             assert values[i, p] == T.best_high(kept[0], kept[1], third, towers[i])
     with pytest.raises(ValueError, match="holds 4 cards"):
-        T.showdown_values(hands, np.ones((n, P, 5), bool) & (np.arange(5) != 0), centre, towers)
+        T.showdown_values(hands, np.ones((P, n, 5), bool) & (np.arange(5) != 0), centre, towers)
     with pytest.raises(ValueError, match="keeps 3"):
         T.showdown_values(hands, held, centre, towers, lowball=True)
 

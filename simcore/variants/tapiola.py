@@ -22,7 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high, value_low5
+from ..cards import card_to_str, parse_cards
+from ..engine.variant import Decision, Field, Option, Outcome, Variant, place_points, pot_shares
+from ..kernels import CARD_BIT, CARD_KEY, LOW_TOP, SUIT_START, value_high, value_low5
 
 HIGH_HAND = 5  # hand cards dealt in the high game
 LOW_HAND = 6  # and in lowball
@@ -66,13 +68,16 @@ def tower_slots(n_players: int, lowball: bool = False) -> list[int]:
 
 @njit(cache=True, nogil=True)
 def split_deal(cards, P, h, hands, centre, towers):
-    """Copy a block's slots into ``hands (n, P, h)``, ``centre (n,)``, ``towers (n, 6)``."""
+    """Copy a block's slots into ``hands (P, n, h)``, ``centre (n,)``, ``towers (n, 6)``.
+
+    Hands are seat-major so that one seat's cards are one contiguous array.
+    """
     t0 = 1 + h * P
     for i in range(cards.shape[0]):
         centre[i] = cards[i, 0]
         for p in range(P):
             for j in range(h):
-                hands[i, p, j] = cards[i, 1 + h * p + j]
+                hands[p, i, j] = cards[i, 1 + h * p + j]
         for j in range(6):
             towers[i, j] = cards[i, t0 + j]
 
@@ -86,12 +91,12 @@ def visible_towers(towers, n_rounds, out):
 
 
 @njit(cache=True, nogil=True)
-def apply_discards(held, p, positions):
-    """Seat ``p`` discards hand position ``positions[i]`` in deal ``i`` (-1: keeps all)."""
+def apply_discards(held, positions):
+    """One seat's discards: ``held (n, h)`` loses position ``positions[i]`` (-1 keeps all)."""
     for i in range(positions.shape[0]):
         a = positions[i]
         if a >= 0:
-            held[i, p, a] = False
+            held[i, a] = False
 
 
 # -- final hands ------------------------------------------------------------------------
@@ -168,11 +173,11 @@ def kept_cards(hand, held, out):
 
 @njit(cache=True, nogil=True)
 def _showdown_kernel(hands, held, centre, towers, low, values):
-    n, P, h = hands.shape
+    P, n, h = hands.shape
     kept = np.empty(h, np.int64)
-    for i in range(n):
-        for p in range(P):
-            k = kept_cards(hands[i, p], held[i, p], kept)
+    for p in range(P):
+        for i in range(n):
+            k = kept_cards(hands[p, i], held[p, i], kept)
             if low:
                 values[i, p] = best_low(kept[0], kept[1], kept[2], centre[i], towers[i])
             elif k == 3:
@@ -186,8 +191,8 @@ def showdown_values(hands, held, centre, towers, lowball: bool = False) -> np.nd
 
     Parameters
     ----------
-    hands : (n, P, h) int8 dealt hand cards.
-    held : (n, P, h) bool, the cards each seat still holds: exactly 2 or 3 in
+    hands : (P, n, h) int8 dealt hand cards, seat-major.
+    held : (P, n, h) bool, the cards each seat still holds: exactly 2 or 3 in
         the high game, exactly 3 in lowball.
     centre : (n,) int8.
     towers : (n, 6) int8 complete towers in deal order A1 B1 A2 B2 A3 B3.
@@ -198,20 +203,20 @@ def showdown_values(hands, held, centre, towers, lowball: bool = False) -> np.nd
     centre = np.ascontiguousarray(centre, dtype=np.int8)
     towers = np.ascontiguousarray(towers, dtype=np.int8)
     if hands.ndim != 3 or held.shape != hands.shape:
-        raise ValueError(f"hands and held must both be (n, P, h); got {hands.shape} and {held.shape}")
-    n = hands.shape[0]
+        raise ValueError(f"hands and held must both be (P, n, h); got {hands.shape} and {held.shape}")
+    n = hands.shape[1]
     if centre.shape != (n,) or towers.shape != (n, 6):
         raise ValueError(f"centre must be ({n},) and towers ({n}, 6); got {centre.shape} and {towers.shape}")
     counts = held.sum(axis=2)
     allowed = (3,) if lowball else (2, 3)
     bad = ~np.isin(counts, allowed)
     if bad.any():
-        i, p = np.argwhere(bad)[0]
-        raise ValueError(f"seat {p} of deal {i} holds {counts[i, p]} cards; a final hand keeps "
+        p, i = np.argwhere(bad)[0]
+        raise ValueError(f"seat {p} of deal {i} holds {counts[p, i]} cards; a final hand keeps "
                          + ("3" if lowball else "2 or 3"))
-    if towers.size and (towers.min() < 0 or hands.min() < 0 or centre.min() < 0):
+    if n and (towers.min() < 0 or hands.min() < 0 or centre.min() < 0):
         raise ValueError("showdown needs every card dealt: found a -1")
-    values = np.empty(counts.shape, np.int32)
+    values = np.empty((n, hands.shape[0]), np.int32)
     _showdown_kernel(hands, held, centre, towers, lowball, values)
     return values
 
@@ -220,48 +225,17 @@ def showdown_values(hands, held, centre, towers, lowball: bool = False) -> np.nd
 
 
 @njit(cache=True, nogil=True)
-def place_points_kernel(values, points, out):
-    """Points by place: the highest value takes ``points[0]``, the next
-    ``points[1]`` and so on; tied seats take consecutive places and share those
-    places' points equally."""
+def suod_kernel(values, worst, out):
+    """Straight-Up-or-Die points (n, P) from high values: by class when anyone
+    has a straight or better, else the worst-hand points ``worst`` (n, P)
+    (5 to the worst, 2 to the second worst, ties sharing places)."""
     n, P = values.shape
-    m = points.shape[0]
-    for i in range(n):
-        for p in range(P):
-            better = 0
-            tied = 0
-            for q in range(P):
-                if values[i, q] > values[i, p]:
-                    better += 1
-                elif values[i, q] == values[i, p]:
-                    tied += 1
-            s = 0.0
-            for k in range(better, min(better + tied, m)):
-                s += points[k]
-            out[i, p] = s / tied
-
-
-@njit(cache=True, nogil=True)
-def suod_kernel(values, out):
-    """Straight-Up-or-Die points from high values (n, P): by class when anyone
-    has a straight or better, else 5 to the worst hand and 2 to the second
-    worst, tied seats sharing their places."""
-    n, P = values.shape
-    neg = np.empty((1, P), np.int64)
-    row = np.empty((1, P), np.float64)
     for i in range(n):
         top = 0
         for p in range(P):
             top = max(top, values[i, p] >> 12)
-        if top >= 4:
-            for p in range(P):
-                out[i, p] = SUOD_CLASS_POINTS[values[i, p] >> 12]
-        else:
-            for p in range(P):
-                neg[0, p] = -values[i, p]
-            place_points_kernel(neg, SUOD_WORST_POINTS, row)
-            for p in range(P):
-                out[i, p] = row[0, p]
+        for p in range(P):
+            out[i, p] = SUOD_CLASS_POINTS[values[i, p] >> 12] if top >= 4 else worst[i, p]
 
 
 @njit(cache=True, nogil=True)
@@ -297,11 +271,253 @@ def score(values, scoring: str = "pot") -> np.ndarray:
     values = np.ascontiguousarray(values, dtype=np.int64)
     if values.ndim != 2 or values.shape[1] < 2:
         raise ValueError(f"values must be (n, players) with at least 2 players, got {values.shape}")
-    out = np.empty(values.shape, np.float64)
     if scoring == "pot":
-        place_points_kernel(values, np.ones(1), out)
-    elif scoring == "points":
-        place_points_kernel(values, PLACE_POINTS, out)
-    else:
-        suod_kernel(values, out)
+        return pot_shares(values)
+    if scoring == "points":
+        return place_points(values, PLACE_POINTS)
+    out = np.empty(values.shape, np.float64)
+    suod_kernel(values, place_points(-values, SUOD_WORST_POINTS), out)
     return out
+
+
+# -- the variant ------------------------------------------------------------------------
+
+DISCARD, LAST = "discard", "last"
+_OBSERVATION = (
+    "hand (n, h) int8: the seat's dealt hand cards (h = 5, lowball 6), in deal order; "
+    "held (n, h) bool: which of them it still holds; "
+    "centre (n,) int8; "
+    "towers (n, 6) int8: the towers in deal order A1 B1 A2 B2 A3 B3, -1 for cards not dealt yet; "
+    "discards (n, 3) int8: the hand positions the seat threw in rounds 1-3, -1 for rounds to come "
+    "(and for a last discard not taken); "
+    "legal; plus seat, n_players, decision, variant and round (0-based). Nothing of any other "
+    "seat's hand or discards."
+)
+
+
+def _discard_decision(h: int, lowball: bool) -> Decision:
+    third = "mandatory" if lowball else "the third is the seat's proposal, which the last decision takes or not"
+    return Decision(
+        DISCARD, h, tuple(f"discard card {j + 1}" for j in range(h)),
+        f"after each tower round, the hand position of the card to throw ({third})",
+        _OBSERVATION + "; legal (n, h) bool: the held cards.",
+        rounds=N_ROUNDS,
+    )
+
+
+def _last_decision(h: int) -> Decision:
+    return Decision(
+        LAST, 1 + h, ("keep all",) + tuple(f"discard card {j + 1}" for j in range(h)),
+        "round 3, every card known: keep all three hand cards (0), or throw position j (1 + j) "
+        "and play the other two with the centre",
+        _OBSERVATION + "; proposed (n,) int64: the position the seat's discard policy chose this "
+        "round; legal (n, 1 + h) bool: keeping all, and each held card.",
+    )
+
+
+class TapiolaHoldem(Variant):
+    """Tapiola Hold'em with its rule options: scoring, lowball, burn."""
+
+    name = "tapiola"
+    title = "Tapiola Hold'em"
+    options = (
+        Option("scoring", "pot", "pot (best hand takes the pot), points (2 to the best, 1 to the "
+               "second) or straight-up-or-die (points by class, or to the worst hands)",
+               choices=SCORINGS),
+        Option("lowball", False, "the lowball form: six hand cards, three mandatory discards, "
+               "ace-to-six low (2 to 7 players)"),
+        Option("burn", False, "burn a card before each tower round (changes no probability; "
+               "at most 8 players)"),
+    )
+    fields = (Field("discarded", "cards the hero threw in earlier rounds, in round order "
+                                 "(unknown cards when not given)"),)
+
+    def configure(self, scoring, lowball, burn):
+        if lowball and scoring == "straight-up-or-die":
+            raise ValueError("tapiola: straight-up-or-die scores high hands; it cannot be played "
+                             "with lowball (use scoring pot or points)")
+        self.lowball = bool(lowball)
+        self.scoring = scoring
+        self.h = hand_size(lowball)
+        # Lowball: 1 + 6*7 + 6 = 49 cards (52 with burns); high: 9 fill the deck, 8 with burns.
+        self.max_players = 7 if lowball else (8 if burn else 9)
+        self.decisions = ((_discard_decision(self.h, True),) if lowball
+                          else (_discard_decision(self.h, False), _last_decision(self.h)))
+        self.hand_kinds = ("low",) if lowball else ("high",)
+        self.payoff_unit = "pot share" if scoring == "pot" else "points"
+        self.payoff_total = {"pot": 1.0, "points": 3.0}.get(scoring)
+        self.match_target = MATCH_TARGETS[scoring]
+
+    def decision(self, name: str) -> Decision:
+        if name == LAST and self.lowball:
+            raise ValueError("tapiola: the last discard is a high-game decision; in lowball every "
+                             "discard is mandatory, so its only decision is discard")
+        return super().decision(name)
+
+    def check_players(self, n_players: int) -> None:
+        if isinstance(n_players, (int, np.integer)) and not isinstance(n_players, bool) \
+                and n_players > self.max_players >= 2:
+            why = "lowball" if self.lowball else ("with burn cards" if self.opts["burn"] else "")
+            raise ValueError(f"{self.title} takes {self.min_players} to {self.max_players} players"
+                             + (f" {why}" if why else "") + f", got {n_players}")
+        super().check_players(n_players)
+
+    def n_slots(self, n_players: int) -> int:
+        return n_slots(n_players, self.lowball)
+
+    # -- the game ------------------------------------------------------------------
+    def play(self, cards, n_players, table):
+        P, h = n_players, self.h
+        n = cards.shape[0]
+        hands = np.empty((P, n, h), np.int8)
+        centre = np.empty(n, np.int8)
+        towers = np.empty((n, 6), np.int8)
+        split_deal(np.ascontiguousarray(cards), P, h, hands, centre, towers)
+        hands.flags.writeable = False
+        centre.flags.writeable = False
+        held = np.ones((P, n, h), np.bool_)
+        discards = np.full((P, n, 3), -1, np.int8)
+        for r in range(N_ROUNDS):
+            seen = np.empty((n, 6), np.int8)
+            visible_towers(towers, r + 1, seen)
+            seen.flags.writeable = False
+            # Simultaneous: every seat chooses before any discard of this round is applied
+            # (and no seat sees another's hand or discards anyway).
+            chosen = []
+            for p in range(P):
+                obs = self._obs(hands[p], held[p], centre, seen, discards[p])
+                obs["legal"] = obs["held"]
+                chosen.append(table.act(p, DISCARD, obs, round=r))
+            if r == N_ROUNDS - 1 and not self.lowball:
+                for p in range(P):
+                    obs = self._obs(hands[p], held[p], centre, seen, discards[p])
+                    legal = np.concatenate([np.ones((n, 1), np.bool_), held[p]], axis=1)
+                    legal.flags.writeable = False
+                    proposed = chosen[p].copy()
+                    proposed.flags.writeable = False
+                    obs.update(legal=legal, proposed=proposed)
+                    chosen[p] = table.act(p, LAST, obs) - 1  # -1: keeps all
+            for p in range(P):
+                apply_discards(held[p], chosen[p])
+                discards[p, :, r] = chosen[p]
+        values = np.empty((n, P), np.int32)
+        _showdown_kernel(hands, held, centre, towers, self.lowball, values)
+        wins = np.empty((n, P), np.bool_)
+        ties = np.empty((n, P), np.bool_)
+        best_flags(values, wins, ties)
+        if self.lowball:
+            categories = ((LOW_TOP - 1 - values) >> 12).astype(np.int8)
+        else:
+            categories = (values >> 12).astype(np.int8)
+        return Outcome(score(values, self.scoring), wins, ties, categories[:, :, None])
+
+    @staticmethod
+    def _obs(hand, held, centre, towers, discards):
+        """One seat's observation: copies of what changes, read-only."""
+        obs = {"hand": hand, "held": held.copy(), "centre": centre, "towers": towers,
+               "discards": discards.copy()}
+        for k in ("held", "discards"):
+            obs[k].flags.writeable = False
+        return obs
+
+    # -- situations -------------------------------------------------------------
+    def _board_round(self, board) -> int:
+        """The discard round a board implies: centre, then the tower cards in pairs."""
+        b = parse_cards(board, allow_empty=True) if board is not None else np.zeros(0, np.int8)
+        nb = len(b)
+        if nb > 7:
+            raise ValueError(f"board: the centre and at most six tower cards, got {nb} cards")
+        if nb >= 2 and nb % 2 == 0:
+            raise ValueError(f"board: the centre, then the tower cards in pairs (A1 B1, A2 B2, A3 B3): "
+                             f"got {nb} cards")
+        return max(0, (nb - 1) // 2 - 1)
+
+    def _hero_round(self, known, n_players, seat) -> int:
+        towers = known[tower_slots(n_players, self.lowball)]
+        return max(0, int((towers >= 0).sum()) // 2 - 1)
+
+    def setup(self, n_players, hand=None, board=None, seat=0, discarded=None, **fields):
+        """Known slots and presets for a situation: ``hand`` is what the hero holds now.
+
+        ``board`` is given in deal order: the centre, A1, B1, A2, B2, A3, B3;
+        the round follows from the number of tower cards (none or two: round
+        1, four: round 2, six: round 3). The hero's hand fills its first
+        positions; its earlier discards (``discarded``, in round order, else
+        unknown cards) fill the rest and are forced in their rounds.
+        """
+        self.check_fields(fields)
+        seat = self.check_seat(n_players, seat)
+        P, h = n_players, self.h
+        r = self._board_round(board)
+        known = np.full(self.n_slots(P), -1, np.int8)
+        self.place(known, [0] + tower_slots(P, self.lowball), board, "board")
+        slots = hand_slots(P, seat, self.lowball)
+        holds = h - r
+        if hand is not None and len(parse_cards(hand, allow_empty=True)) > holds:
+            raise ValueError(f"hand: at round {r + 1} the hero holds {holds} cards, got "
+                             f"{len(parse_cards(hand, allow_empty=True))}")
+        self.place(known, slots[:holds], hand, "hand")
+        if discarded is not None:
+            if r == 0:
+                raise ValueError("discarded: nothing is discarded before round 1's discard")
+            self.place(known, slots[holds:holds + r], discarded, f"discarded (one per earlier round, {r})")
+        presets = {(seat, DISCARD, q): holds + q for q in range(r)}
+        return known, presets
+
+    def default_decision(self, board=None, **fields) -> str:
+        """With the whole board in the high game, the question is the last discard."""
+        if not self.lowball and self._board_round(board) == N_ROUNDS - 1:
+            return LAST
+        return DISCARD
+
+    def analysis_round(self, decision, n_players, known, seat=0, board=None, **fields) -> int:
+        r = self._board_round(board) if board is not None else self._hero_round(known, n_players, seat)
+        if decision == DISCARD and r == N_ROUNDS - 1 and not self.lowball:
+            raise ValueError("at round 3 of the high game the discard is optional: analyse it with "
+                             "decision last (keep all, or discard a card)")
+        return r
+
+    def analysis_actions(self, decision, n_players, known, seat=0):
+        r = self._hero_round(known, n_players, seat)
+        if decision == LAST:
+            if r != N_ROUNDS - 1:
+                raise ValueError("the last discard comes at round 3: give the whole board "
+                                 "(the centre and six tower cards)")
+            return [0, 1, 2, 3]
+        self.decision(decision)
+        return list(range(self.h - r))
+
+    def analysis_label(self, decision, action, known, seat=0):
+        if decision == LAST:
+            if action == 0:
+                return "keep all"
+            action -= 1
+        n_players = (known.shape[-1] - 7) // self.h  # n_slots = 1 + h*P + 6
+        card = int(known[hand_slots(n_players, seat, self.lowball)[action]])
+        return f"discard {card_to_str(card)}" if card >= 0 else f"discard card {action + 1}"
+
+    # -- rollouts ---------------------------------------------------------------------
+    def situation(self, decision, obs, n_players):
+        """The seat's own hand, the centre and the towers so far; its own earlier
+        discards (and at ``last`` its discard policy's proposal) replayed."""
+        self.decision(decision)
+        seat = int(obs["seat"])
+        n = obs["hand"].shape[0]
+        P = n_players
+        known = np.full((n, self.n_slots(P)), -1, np.int8)
+        known[:, 0] = obs["centre"]
+        known[:, hand_slots(P, seat, self.lowball)] = obs["hand"]
+        known[:, tower_slots(P, self.lowball)] = obs["towers"]
+        rnd = N_ROUNDS - 1 if decision == LAST else int(obs["round"])
+        disc = obs["discards"].astype(np.int64)
+        forced = {(seat, DISCARD, q): disc[:, q].copy() for q in range(rnd)}
+        if decision == LAST:
+            forced[(seat, DISCARD, rnd)] = np.asarray(obs["proposed"], np.int64).copy()
+        return known, forced
+
+    def hidden_slots(self, n_players, seat):
+        """Every other seat's hand cards: nothing else is hidden until the showdown."""
+        mine = set(hand_slots(n_players, seat, self.lowball))
+        towers = set(tower_slots(n_players, self.lowball))
+        return [s for s in range(1, self.n_slots(n_players)) if s not in mine and s not in towers]
+
