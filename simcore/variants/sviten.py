@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine.variant import Decision, Field, NoRollout, Outcome, Variant
 from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
 
 HAND = 5
@@ -508,3 +509,222 @@ class Service:
         waiting = pending & ~held & (self.hands < 0).any(axis=2)
         put(np.repeat(rows, P), np.where(waiting, self.open_cards, -1).reshape(-1), 5)
         return where
+
+
+# -- the variant ----------------------------------------------------------------------------
+
+DRAW, OPEN = "draw", "open"
+
+
+def _mask_name(mask: int) -> str:
+    slots = mask_cards(mask)
+    if not slots:
+        return "stand pat"
+    return ("throw card " if len(slots) == 1 else "throw cards ") + " ".join(str(j + 1) for j in slots)
+
+
+_DRAW_OBS = (
+    "hand (n, 5) int8: the seat's five cards; board (n, 3) int8: the flop; "
+    "thrown (n, P) int8: how many cards each seat has thrown, -1 for seats yet to name their draw; "
+    "legal (n, 32) bool (all legal). Action a is a mask: bit j throws hand[:, j]."
+)
+_OPEN_OBS = (
+    "hand (n, 5) int8: the five cards held before the throw; mask (n,) int8: the seat's draw; "
+    "open_card (n,) int8: the card served face up (-1 where the seat did not throw exactly one); "
+    "board (n, 3) int8: the flop; thrown (n, P) int8: every seat's count; open_cards (n, P) int8: "
+    "the cards served face up so far (-1 none); refused (n, P) bool: which of them were refused; "
+    "legal (n, 2) bool: keep always, refuse only where there is an open card."
+)
+
+
+def play_service(cards: np.ndarray, n_players: int, table) -> tuple[Service, Outcome]:
+    """Play a block through the draw, One Open, turn, river and showdown.
+
+    Returns the :class:`Service` (with its recycling record) and the
+    :class:`~simcore.engine.Outcome`; :meth:`SvitenSpecial.play` returns the
+    outcome alone.
+    """
+    P = n_players
+    n = cards.shape[0]
+    chance = table.chance if table.chance is not None else np.zeros((n, 0), np.uint32)
+    svc = Service(cards, P, chance)
+    before = svc.hands.copy()
+    flop = svc.board[:, :FLOP].copy()
+    legal = np.ones((n, N_DRAWS), np.bool_)
+    for a in (flop, legal, before):
+        a.flags.writeable = False
+    for p in range(P):
+        thrown = svc.thrown.copy()
+        thrown.flags.writeable = False
+        obs = {"hand": before[:, p], "board": flop, "thrown": thrown, "legal": legal}
+        svc.throw(p, table.act(p, DRAW, obs))
+    thrown = svc.thrown.copy()
+    thrown.flags.writeable = False
+    for p in range(P):
+        pending = svc.serve(p)
+        actions = np.zeros(n, np.int64)
+        if pending.any():
+            legal_open = np.ones((n, 2), np.bool_)
+            legal_open[:, REFUSE] = pending
+            obs = {"hand": before[:, p], "mask": svc.masks[:, p].copy(),
+                   "open_card": np.where(pending, svc.open_cards[:, p], -1).astype(np.int8),
+                   "board": flop, "thrown": thrown, "open_cards": svc.open_cards.copy(),
+                   "refused": svc.refused.copy(), "legal": legal_open}
+            for k in ("mask", "open_card", "open_cards", "refused", "legal"):
+                obs[k].flags.writeable = False
+            actions = table.act(p, OPEN, obs)
+        svc.answer_open(p, actions)
+    svc.turn_and_river()
+    own5, omaha = svc.showdown()
+    s = split_pot(own5, omaha)
+    cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
+    winning = cats.max(axis=1)
+    parts = {"share_own5": s["share_own5"], "share_omaha": s["share_omaha"],
+             "scoop": s["scoop"].astype(np.float64)}
+    return svc, Outcome(s["payoff"], s["win"], s["tie"], cats, winning, parts)
+
+
+class SvitenSpecial(Variant):
+    name = "sviten"
+    title = "Sviten Special"
+    min_players = 2
+    max_players = 9
+    fields = (
+        Field("open", "the card served face up after the hero threw one (analyses --decision open)"),
+        Field("threw", "the card the hero threw for the open card (default: its lowest card)"),
+    )
+    decisions = (
+        Decision(DRAW, N_DRAWS, tuple(_mask_name(m) for m in range(N_DRAWS)),
+                 "after the flop, in seat order: which of the five cards to throw (0 to 5)", _DRAW_OBS),
+        Decision(OPEN, 2, ("keep", "refuse"),
+                 "One Open: keep the card served face up after throwing one, or refuse it and take "
+                 "the next card face down", _OPEN_OBS),
+    )
+    hands = ("own five", "omaha")
+    hand_kinds = ("high", "high")
+    parts = ("share_own5", "share_omaha", "scoop")
+
+    def n_slots(self, n_players: int) -> int:
+        return n_slots(n_players)
+
+    def n_chance(self, n_players: int) -> int:
+        return n_chance(n_players)
+
+    def play(self, cards, n_players, table):
+        return play_service(np.ascontiguousarray(cards), n_players, table)[1]
+
+    # -- situations ------------------------------------------------------------
+    def setup(self, n_players, hand=None, board=None, seat=0, open=None, threw=None, **fields):
+        """Known slots for the hero's five cards and the flop; with ``open``, the
+        hero (seat 0) threw ``threw`` (default its lowest card) and is served
+        ``open`` face up: its draw is preset and the card is the first of the stub."""
+        from ..cards import parse_cards
+
+        self.check_fields(fields)
+        P = n_players
+        seat = self.check_seat(P, seat)
+        known = np.full(DECK, -1, np.int8)
+        h = parse_cards(hand, allow_empty=True) if hand is not None else np.zeros(0, np.int8)
+        if len(h) > HAND:
+            raise ValueError(f"hand: a Sviten hand is five cards, got {len(h)}")
+        known[HAND * seat: HAND * seat + len(h)] = h
+        b = parse_cards(board, allow_empty=True) if board is not None else np.zeros(0, np.int8)
+        if len(b) > FLOP:
+            raise ValueError(f"board: the draw comes after the flop, so give at most 3 cards, got {len(b)}")
+        known[HAND * P: HAND * P + len(b)] = b
+        presets = {}
+        if threw is not None and open is None:
+            raise ValueError("threw needs open (the card served face up)")
+        if open is not None:
+            if seat != 0:
+                raise ValueError(f"open: the card served face up is known only for seat 0 (the first "
+                                 f"served), got seat {seat}")
+            if len(h) != HAND:
+                raise ValueError(f"open: give all five cards held before the throw, got {len(h)}")
+            o = parse_cards(open)
+            if len(o) != 1:
+                raise ValueError(f"open: one card, got {open!r}")
+            if threw is None:
+                j = int(np.argmin(h))
+            else:
+                t = parse_cards(threw)
+                if len(t) != 1 or int(t[0]) not in h.tolist():
+                    raise ValueError(f"threw: one card of the hand, got {threw!r}")
+                j = h.tolist().index(int(t[0]))
+            known[stub_start(P)] = o[0]
+            presets[(seat, DRAW)] = 1 << j
+        from ..cards import check_distinct
+
+        check_distinct(known[known >= 0], "hand, board and open card")
+        return known, presets
+
+    def default_decision(self, board=None, open=None, **fields) -> str:
+        return OPEN if open is not None else DRAW
+
+    def analysis_label(self, decision, action, known, seat=0):
+        from ..cards import card_to_str
+
+        if decision == DRAW:
+            hand = known[HAND * seat: HAND * seat + HAND]
+            slots = mask_cards(action)
+            if not slots:
+                return "stand pat"
+            if all(hand[j] >= 0 for j in slots):
+                return "throw " + " ".join(card_to_str(int(hand[j])) for j in slots)
+            return _mask_name(action)
+        word = "keep" if action == KEEP else "refuse"
+        # The open card is the last known slot (the first stub card) after the hand and flop.
+        idx = np.flatnonzero(known >= 0)
+        if idx.size and idx[-1] >= HAND * (seat + 1) + FLOP:
+            return f"{word} {card_to_str(int(known[idx[-1]]))}"
+        return word
+
+    def hidden_slots(self, n_players, seat):
+        # With every other seat standing pat, the seat sees its own five cards, the
+        # flop and, if it throws one, the first stub card; nothing else before the showdown.
+        P = n_players
+        own = set(range(HAND * seat, HAND * seat + HAND))
+        flop = set(range(HAND * P, HAND * P + FLOP))
+        return [s for s in range(DECK) if s not in own and s not in flop and s != stub_start(P)]
+
+    def situation(self, decision, obs, n_players):
+        """The seat's own cards and the flop; each seat's public draw replayed as a mask
+        throwing that many cards (which cards is hidden, and those cards are resampled);
+        for ``open``, the cards served face up so far in the stub slots they came from.
+
+        An open card served from a recycled stub cannot be placed in a slot (it was
+        some earlier player's thrown card): such a batch raises :class:`NoRollout`.
+        """
+        self.decision(decision)
+        P = n_players
+        seat = int(obs["seat"])
+        hand, board, thrown = obs["hand"], obs["board"], obs["thrown"].astype(np.int64)
+        n = hand.shape[0]
+        known = np.full((n, DECK), -1, np.int8)
+        known[:, HAND * seat: HAND * seat + HAND] = hand
+        known[:, HAND * P: HAND * P + FLOP] = board
+        first_k = ((1 << np.clip(thrown, 0, HAND)) - 1)  # mask of the first k slots
+        forced = {}
+        upto = seat if decision == DRAW else P
+        for q in range(upto):
+            if q != seat:
+                forced[(q, DRAW)] = first_k[:, q].astype(np.int64)
+        if decision == DRAW:
+            return known, forced
+        mask = obs["mask"].astype(np.int64)
+        forced[(seat, DRAW)] = mask
+        refused = obs["refused"]
+        open_cards = obs["open_cards"]
+        pos = np.full(n, stub_start(P), np.int64)
+        rows = np.arange(n)
+        for q in range(seat + 1):
+            one = thrown[:, q] == 1
+            if q < seat:
+                forced[(q, OPEN)] = np.where(one, refused[:, q].astype(np.int64), -1)
+            put = one & (open_cards[:, q] >= 0)
+            if (put & (pos >= DECK)).any():
+                raise NoRollout(f"sviten decision {decision!r}: an open card came from a recycled stub "
+                                "(its resampling is not implemented)")
+            known[rows[put], pos[put]] = open_cards[put, q]
+            pos += thrown[:, q] + refused[:, q]
+        return known, forced
