@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 
-# Per notebook: {variable: columns it must have}, and how many figures it draws.
+# Per notebook: {variable: columns it must have}, and how many figures it draws at least.
 EXPECT = {
     "estonian": {
         "frames": {
@@ -111,6 +111,8 @@ def test_notebook_builds_its_tables_and_figures_from_committed_results(name):
         if {"share", "ci_low", "ci_high"} <= set(df.columns):
             # Every interval the notebook shows contains its point estimate.
             assert ((df.ci_low <= df.share) & (df.share <= df.ci_high)).all(), var
+    for n_axes, artists in run.figures:
+        assert n_axes >= 1 and all(a > 0 for a in artists), f"{name}.ipynb draws an empty chart"
     expect = EXPECT.get(name)
     if expect is None:
         own = [v for v, df in built.items() if GENERIC_COLUMNS <= set(df.columns)
@@ -124,9 +126,7 @@ def test_notebook_builds_its_tables_and_figures_from_committed_results(name):
         assert columns <= set(df.columns), f"{name}.ipynb {var} lacks {sorted(columns - set(df.columns))}"
         if "variant" in df.columns:
             assert set(df.variant.astype(str)) == {name}, var
-    assert len(run.figures) == expect["figures"], run.figures
-    for n_axes, artists in run.figures:
-        assert n_axes >= 1 and all(a > 0 for a in artists), f"{name}.ipynb draws an empty chart"
+    assert len(run.figures) >= expect["figures"], run.figures
 
 
 @pytest.mark.skipif("estonian" not in NOTEBOOKS, reason="no notebooks/estonian.ipynb")
