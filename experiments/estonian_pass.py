@@ -148,8 +148,10 @@ SITUATIONS = [
 
 def _straight_draw(ranks):
     """Do these ranks (with the flop) hold four of some five-rank straight window?"""
-    have = set(ranks) | ({-1} if 12 in ranks else set())
-    return any(sum(r in have for r in range(lo, lo + 5)) >= 4 for lo in range(-1, 9))
+    from strategies.features import straight_outs
+
+    made, outs = straight_outs(sum(1 << r for r in set(ranks)), -1)
+    return bool(made or outs)
 
 
 def classify(hand, flop):

@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from strategies.features import straight_outs
+
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -387,21 +389,11 @@ def flop_categories(hands, flops):
         suit_count[c0 & 3] += 1
         suit_count[c1 & 3] += 1
         mask |= (1 << r0) | (1 << r1)
-        ext = (mask << 1) | ((mask >> 12) & 1)
-        straight = False
-        draw0 = False
-        draw1 = False
-        for w in range(10):
-            k = 0
-            for b in range(w, w + 5):
-                k += (ext >> b) & 1
-            in0 = (w <= r0 + 1 <= w + 4) or (r0 == 12 and w == 0)
-            in1 = (w <= r1 + 1 <= w + 4) or (r1 == 12 and w == 0)
-            if k == 5 and (in0 or in1):
-                straight = True
-            if k == 4:
-                draw0 |= in0
-                draw1 |= in1
+        made0, outs0 = straight_outs(mask, r0)
+        made1, outs1 = straight_outs(mask, r1)
+        straight = made0 or made1
+        draw0 = outs0 != 0  # four to a straight that uses card 0
+        draw1 = outs1 != 0
         flush = suit_count[c0 & 3] >= 5 or suit_count[c1 & 3] >= 5
         fd0 = suit_count[c0 & 3] == 4
         fd1 = suit_count[c1 & 3] == 4
