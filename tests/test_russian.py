@@ -6,11 +6,18 @@ import numpy as np
 import pytest
 
 import strategies  # noqa: F401  (registers the policies)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simcore import analyze, simulate
 from simcore.cards import parse_cards
+from simcore.engine import deal_block, play_block
 from simcore.evaluate import evaluate_hands
+from simcore.variants import get_variant
 from simcore.variants import russian as R
-from strategies.registry import policies
+from strategies.registry import lineup, policies
 from strategies.russian import hand_score
+
+V = get_variant("russian")
 
 
 def hands_of(*seats):
@@ -256,3 +263,232 @@ def test_hand_score_orders_made_hands():
     assert hand_score("2s 5s 9s Js", to_come=6) > hand_score("2s 5s 9s Jd", to_come=6)
     with pytest.raises(ValueError, match="1 to 5 cards"):
         hand_score("2s 3s 4s 5s 6s 7s")
+
+
+# -- the game through the engine ------------------------------------------------------------
+
+
+def full_deal(flop, *seats):
+    """Slots (1, n_slots) dealing each seat its three strings of four cards in order,
+    so that placing on the first hand with room builds exactly those hands."""
+    P = len(seats)
+    cards = np.full(R.n_slots(P), -1, np.int8)
+    cards[:3] = parse_cards(flop)
+    for p, hands in enumerate(seats):
+        mine = parse_cards(" ".join(hands))
+        assert len(mine) == 12
+        for r in range(12):
+            cards[R.card_slot(P, r, p)] = mine[r]
+    return cards[None]
+
+
+def play(cards, P, per_seat, forced=None, seed=0):
+    """Play ``cards`` with per seat a strategy function (or a policy name)."""
+    lu = [{"place": (f"seat{q}", policy(f) if isinstance(f, str) else f)} for q, f in enumerate(per_seat)]
+    rngs = [np.random.default_rng(seed + q) for q in range(P)]
+    return play_block(V, cards, P, lu, rngs, forced, record=True)
+
+
+def recorder(fn, log):
+    def strategy(obs, rng):
+        log.append({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in obs.items()})
+        return fn(obs, rng)
+
+    return strategy
+
+
+def test_player_limits_and_the_decision():
+    assert (V.min_players, V.max_players) == (2, 4)
+    d = V.decision("place")
+    assert (d.n_actions, d.actions, d.rounds) == (3, ("hand 1", "hand 2", "hand 3"), 12)
+    assert V.hands == ("hand 1", "hand 2", "hand 3")
+    with pytest.raises(ValueError, match="2 to 4 players"):
+        simulate("russian", 5, 10)
+
+
+def test_flop_card_k_starts_every_players_hand_k():
+    # The rule text's flop: 4d, 8h, Jc. Each seat's quads need the flop card of
+    # that hand number: seat 0's fours on hand 1, seat 1's eights on hand 2, jacks on hand 3.
+    cards = full_deal("4d 8h Jc",
+                      ("4c 4h 4s 2c", "3c 5d 7s 9d", "2d 6c Tc Qd"),
+                      ("3d 5c 7c 9c", "8c 8d 8s 2h", "Jd Jh Js 2s"))
+    out = play(cards, 2, ["first-open", "first-open"])
+    assert out.categories[0].tolist() == [[7, 0, 0], [0, 7, 7]]
+    assert out.winning[0].tolist() == [7, 7, 7]
+    assert out.payoffs[0].tolist() == [0.0, 1.0] and out.wins[0].tolist() == [False, True]
+    assert out.parts["hands_won_2"][0].tolist() == [0.0, 1.0]
+    assert out.parts["hands_won_1"][0].tolist() == [1.0, 0.0]
+
+
+def test_seats_place_in_order_and_see_earlier_placements_of_the_round():
+    cards = full_deal("4d 8h Jc",
+                      ("4c 4h 4s 2c", "3c 5d 7s 9d", "2d 6c Tc Qd"),
+                      ("3d 5c 7c 9c", "8c 8d 8s 2h", "Jd Jh Js 2s"),
+                      ("Ac Ad Ah As", "Kc Kd Kh Ks", "Qc Qh Qs Td"))
+    logs = [[], [], []]
+    out = play(cards, 3, [recorder(policy("first-open"), logs[q]) for q in range(3)])
+    assert [len(x) for x in logs] == [12, 12, 12]
+    # round 0: seat 1 sees seat 0's card on its hand 1, nothing of seat 2's
+    first = logs[1][0]
+    assert first["round"] == 0 and first["card"][0] == parse_cards("3d")[0]
+    assert first["up"][0, 0, 0, 0] == parse_cards("4c")[0]
+    assert (first["up"][0, 2] == -1).all() and first["placed"][0].tolist() == [[1, 0, 0], [0, 0, 0], [0, 0, 0]]
+    assert first["history"][0, 0].tolist() == [0, -1, -1]
+    # the recorded actions are the seats' own, round by round
+    assert all(out.actions[(q, "place", r)][0] == r // 4 for q in range(3) for r in range(12))
+    assert out.payoffs[0].tolist() == [0.0, 0.0, 1.0]
+
+
+def test_fourth_placed_card_is_face_down_to_the_others_only():
+    cards = full_deal("4d 8h Jc",
+                      ("4c 4h 4s 2c", "3c 5d 7s 9d", "2d 6c Tc Qd"),
+                      ("3d 5c 7c 9c", "8c 8d 8s 2h", "Jd Jh Js 2s"))
+    logs = [[], []]
+    play(cards, 2, [recorder(policy("first-open"), logs[q]) for q in range(2)])
+    # seat 1 in round 4 (index 3): seat 0 has just put 2c face down on its hand 1
+    seen = logs[1][3]
+    assert seen["n_down"][0, 0].tolist() == [1, 0, 0] and seen["placed"][0, 0].tolist() == [4, 0, 0]
+    assert parse_cards("2c")[0] not in seen["up"][0] and parse_cards("2c")[0] not in seen["own_down"][0]
+    # its own face-down card (2h on hand 2, placed in round 7) it sees
+    assert logs[1][8]["own_down"][0].tolist() == [parse_cards("9c")[0], parse_cards("2h")[0], -1]
+    assert logs[0][4]["own_down"][0].tolist() == [parse_cards("2c")[0], -1, -1]
+
+
+def test_opponents_face_down_cards_never_reach_a_strategy():
+    # Replace the cards seat 1 places face down (first-open: rounds 4, 8, 12) by
+    # other unseen cards: every observation of seat 0, which reads the
+    # opponents' hands, and all its decisions stay exactly the same.
+    P, n = 2, 300
+    rng = np.random.default_rng(3)
+    cards, _ = deal_block(V, np.full(R.n_slots(P), -1, np.int8), n, P, rng)
+    hidden = V.hidden_slots(P, 0)
+    assert sorted(hidden) == sorted(R.card_slot(P, r, 1) for r in (3, 7, 11))
+    unused = np.array([np.setdiff1d(np.arange(52), row)[:3] for row in cards], np.int8)
+    other = cards.copy()
+    other[:, hidden] = unused
+    runs = []
+    for deal in (cards, other):
+        log = []
+        out = play(deal, P, [recorder(policy("fight-weak"), log), "first-open"])
+        runs.append((log, out))
+    (log_a, out_a), (log_b, out_b) = runs
+    for a, b in zip(log_a, log_b):
+        for k, x in a.items():
+            assert np.array_equal(x, b[k]) if isinstance(x, np.ndarray) else x == b[k], k
+    for r in range(12):
+        assert np.array_equal(out_a.actions[(0, "place", r)], out_b.actions[(0, "place", r)])
+    assert not np.array_equal(out_a.payoffs, out_b.payoffs)  # the showdown did change
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(2, 4), st.integers(0, 2**31), st.sampled_from(
+    ["random", "first-open", "by-rank", "best-gain", "two-and-dump", "fight-weak", "conceal"]))
+def test_every_player_ends_with_three_five_card_hands(P, seed, name):
+    rng = np.random.default_rng(seed)
+    n = 64
+    cards, _ = deal_block(V, np.full(R.n_slots(P), -1, np.int8), n, P, rng)
+    fn = strategies.resolve("russian", "place", name)[1]
+    out = play(cards, P, [fn] * P, seed=seed)
+    # no card dealt twice; with four players the burn plus the deal is the whole deck
+    assert all(len(set(row)) == R.n_slots(P) for row in cards.tolist())
+    if P == 4:
+        assert (np.sort(cards, axis=1)[:, :] >= 0).all() and cards.shape[1] + 1 == 52
+    # every seat put exactly four cards on each hand: three five-card hands
+    up, placed, down = R.new_state(n, P)
+    for r in range(12):
+        for q in range(P):
+            a = out.actions[(q, "place", r)]
+            R.apply_placements(cards[:, R.card_slot(P, r, q)], q, a, up, placed, down)
+    assert (placed == 4).all() and (up >= 0).all() and (down >= 0).all()
+    flop = cards[:, :3]
+    res = R.showdown(flop, up, down)
+    assert np.array_equal(res["payoffs"], out.payoffs) and np.array_equal(res["categories"], out.categories)
+    hands = np.concatenate([np.repeat(flop[:, None, :, None], P, axis=1), up, down[..., None]], axis=3)
+    assert all(len(set(row)) == 3 + 12 * P for row in
+               np.concatenate([flop, up.reshape(n, -1), down.reshape(n, -1)], axis=1).tolist())
+    assert hands.shape == (n, P, 3, 5)
+    assert np.allclose(out.payoffs.sum(axis=1), 1.0)
+    won = sum(k * out.parts[f"hands_won_{k}"] for k in range(4))
+    assert np.array_equal(won, res["hands_won"])
+
+
+def test_symmetric_policies_share_the_pot_equally():
+    # Policies that ignore the table: every seat's share is 1/P (4 standard errors, seed 2).
+    r = simulate("russian", 3, 30000, seed=2, hero="place=by-rank", field="place=by-rank",
+                 threads=2, progress=False)
+    t = r.table()
+    assert (abs(t.share - 1 / 3) < 4 * t.stderr).all()
+    assert np.allclose(t[[f"hands_won_{k}" for k in range(4)]].sum(axis=1), 1.0)
+    d = r.to_dict()
+    dist = d["seats"][1]["hands_won_dist"]
+    assert list(dist) == ["hands_won_0", "hands_won_1", "hands_won_2", "hands_won_3"]
+    assert dist["hands_won_2"]["ci_low"] < dist["hands_won_2"]["share"] < dist["hands_won_2"]["ci_high"]
+    assert list(d["seats"][0]["categories"]) == ["hand 1", "hand 2", "hand 3"]
+
+
+def test_a_thoughtful_policy_beats_by_rank():
+    # best-gain against two by-rank seats: its share is well above 1/3
+    # (about 0.44 measured; asserted above 1/3 by more than 4 standard errors, seed 4).
+    r = simulate("russian", 3, 6000, seed=4, hero="place=best-gain", field="place=by-rank",
+                 threads=2, progress=False)
+    t = r.table()
+    assert t.share[0] - 1 / 3 > 4 * t.stderr[0]
+
+
+# -- analysis -------------------------------------------------------------------------------
+
+
+def test_setup_deals_the_situation_and_infers_the_round():
+    known, presets = V.setup(2, hand="Ad", board="Ah Ac 5d", hand1="2s", hand2="3s", hand3="Jc 4c",
+                             visible="Kc Kd Ks / 9h / ")
+    assert known[:3].tolist() == parse_cards("Ah Ac 5d").tolist()
+    assert known[R.card_slot(2, 4, 0)] == parse_cards("Ad")[0]
+    assert presets[(0, "place", 3)] == 2 and presets[(1, "place", 3)] == 1
+    assert V.analysis_round("place", 2, known, 0, hand1="2s", hand2="3s", hand3="Jc 4c") == 4
+    assert V.analysis_actions("place", 2, known, 0) == [0, 1, 2]
+    assert V.analysis_label("place", 1, known, 0) == "hand 2"
+
+
+@pytest.mark.parametrize("fields,match", [
+    (dict(hand1="2s 3s 4s 5s 6s"), "at most four"),
+    (dict(hand1="2s", visible="Kc Kd / / "), "seat 1 has placed 1"),
+    (dict(hand1="2s", visible="Kc / 9h"), "three hands"),
+    (dict(hand1="2s", visible="Kc xx / / "), "'xx'"),
+    (dict(hand1="2s", hand2="2s"), "duplicate"),
+])
+def test_bad_situations_are_named(fields, match):
+    with pytest.raises(ValueError, match=match):
+        V.setup(2, hand="Ad", board="Ah Ac 5d", **fields)
+
+
+def test_analysis_ranks_the_hands_from_any_seat():
+    # The ace pairs the flop ace on hand 1 or hand 2; seat 1 shows trip kings on
+    # hand 1, so hand 2 is the place, by far.
+    r = analyze("russian", 2, hand="Ad", board="Ah Ac 5d", n_deals=40000, threads=2, progress=False,
+                extra=dict(hand1="2s", hand2="3s", hand3="Jc", visible="Kc Kd Ks / / "),
+                field="place=by-rank", hero="place=best-gain")
+    t = r.table()
+    assert r.round == 3 and t.action[0] == "hand 2" and r.separated
+    assert set(t.action) == {"hand 1", "hand 2", "hand 3"}
+    # a later seat; its hand 3 is full, so it is not tried
+    r = analyze("russian", 3, hand="Ad", board="Ah Ac 5d", hero_seat=2, n_deals=40000, threads=2,
+                progress=False, extra=dict(hand1="2s", hand2="3s", hand3="Jc 4c 5c 6c",
+                                           visible="Kc Kd Ks xx / 4h 8c / 7d; 2c 3c 4d / 9s 9d / Tc Th"),
+                field="place=by-rank", hero="place=best-gain")
+    assert r.round == 6 and sorted(r.table().action) == ["hand 1", "hand 2"]
+
+
+def test_rollout_finds_the_flush():
+    # Round 10 (two cards to place, hand 2 full): the 9d makes a flush on hand 3
+    # and nothing on hand 1. first-open and by-rank (its base) both put it on
+    # hand 1; rollout:16 over by-rank continuations finds hand 3.
+    known, presets = V.setup(2, hand="9d", board="Ah 2c 7d", hand1="Kh 4c 5s", hand2="9s 9c Ts Td",
+                             hand3="Kd Qd Jd")
+    n = 40
+    cards, _ = deal_block(V, known, n, 2, np.random.default_rng(1))
+    forced = {k: np.full(n, a, np.int64) for k, a in presets.items()}
+    base = play(cards, 2, ["by-rank", "by-rank"], forced=forced)
+    assert (base.actions[(0, "place", 10)] == 0).all()
+    rollout = strategies.resolve("russian", "place", "rollout:16:place=by-rank")[1]
+    out = play(cards, 2, [rollout, "by-rank"], forced=forced)
+    assert (out.actions[(0, "place", 10)] == 2).mean() > 0.9
