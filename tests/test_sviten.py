@@ -439,3 +439,271 @@ def test_bad_input_is_refused_with_a_clear_error():
     s = Service(deck(2, ["As Ks Qs Js Ts", "2c 3c 4d 5h 7s"], "8h 8d 6c"), 2, np.zeros((1, 0), np.uint32))
     with pytest.raises(ValueError, match="0..31"):
         s.throw(0, np.array([32]))
+
+
+# -- the variant through the engine -------------------------------------------------------
+
+import strategies  # noqa: E402  (registers the policies)
+from simcore import analyze, simulate  # noqa: E402
+from simcore.engine import NoRollout, play_block  # noqa: E402
+from simcore.variants import get_variant  # noqa: E402
+from strategies.registry import default_policy, lineup, resolve, spec_label  # noqa: E402
+
+V = get_variant("sviten")
+
+
+def recorder(answer, log):
+    """A strategy that keeps copies of its observations and answers ``answer(obs)``."""
+
+    def strategy(obs, rng):
+        log.append({k: (x.copy() if isinstance(x, np.ndarray) else x) for k, x in obs.items()})
+        return answer(obs)
+
+    return strategy
+
+
+def const(action):
+    return lambda obs, rng=None: np.full(obs["legal"].shape[0], action, np.int64)
+
+
+def engine_play(cards, P, draws, opens=None, chance=None, logs=None):
+    """play_block with seat p throwing ``draws[p]`` and answering ``opens[p]``."""
+    n = cards.shape[0]
+    lu = []
+    for p in range(P):
+        d = const(draws[p])
+        o = const(KEEP if opens is None else opens[p])
+        if logs is not None:
+            d, o = recorder(d, logs[p]["draw"]), recorder(o, logs[p]["open"])
+        lu.append({"draw": ("d", d), "open": ("o", o)})
+    chance = np.zeros((n, V.n_chance(P)), np.uint32) if chance is None else chance
+    rngs = [np.random.default_rng(p) for p in range(P)]
+    return play_block(V, cards, P, lu, rngs, None, chance, record=True)
+
+
+def test_player_limits_and_exact_names_and_defaults():
+    assert (V.min_players, V.max_players) == (2, 9) and V.hands == ("own five", "omaha")
+    assert V.parts == ("share_own5", "share_omaha", "scoop")
+    assert (default_policy("sviten", "draw"), default_policy("sviten", "open")) == ("pat", "accept")
+    assert spec_label(lineup("sviten", 3)[0]) == "draw=pat,open=accept"
+    for bad in (1, 10):
+        with pytest.raises(ValueError, match=f"2 to 9 players, got {bad}"):
+            simulate("sviten", bad, 10, progress=False)
+
+
+def test_a_hand_built_deal_through_the_engine_reports_both_halves():
+    # Seat 0 draws to a spade flush and keeps the open 6s; seat 1 stands pat with two pair.
+    seats = ["As Ks 9s 4s 2d", "Qc Qd 7c 7h 3d"]
+    cards = deck(2, seats, "Jh Ts 5c", "6s 8d Kd")
+    out = engine_play(cards, 2, [mask_of(seats[0], "2d"), 0], [KEEP, KEEP])
+    # own five: the flush beats two pair; Omaha: kings (Ks + Kd) beat queens (Qc Qd)
+    assert out.categories[0].tolist() == [[5, 1], [2, 1]]
+    assert out.parts["share_own5"][0].tolist() == [1.0, 0.0]
+    assert out.parts["share_omaha"][0].tolist() == [1.0, 0.0]
+    assert out.payoffs[0].tolist() == [1.0, 0.0] and out.parts["scoop"][0].tolist() == [1.0, 0.0]
+    assert out.wins[0].tolist() == [True, False] and not out.ties.any()
+    # refusing the 6s: the next card, 8d, comes face down; no flush, and seat 1 takes that half
+    out = engine_play(cards, 2, [mask_of(seats[0], "2d"), 0], [REFUSE, KEEP])
+    assert out.categories[0, 0, 0] == 0 and out.parts["share_own5"][0].tolist() == [0.0, 1.0]
+    assert out.ties[0].tolist() == [True, True] and out.payoffs[0].tolist() == [0.5, 0.5]
+    assert out.actions[(0, "open", 0)].tolist() == [REFUSE]
+    assert out.winning[0].tolist() == out.categories[0].max(axis=0).tolist()
+
+
+def test_draw_sees_own_cards_the_flop_and_how_many_earlier_seats_threw():
+    logs = [{"draw": [], "open": []} for _ in range(3)]
+    seats = ["As Ks 9s 4s 2d", "Qc Qd 7c 7h 3d", "2c 3c 4d 5h 7s"]
+    cards = deck(3, seats, "Jh Ts 5c", "6s 8d Kd 2h")
+    engine_play(cards, 3, [0b00011, 0b00100, 0b11111], [KEEP] * 3, logs=logs)
+    obs = logs[2]["draw"][0]
+    assert format_cards(obs["hand"][0]) == seats[2] and format_cards(obs["board"][0]) == "Jh Ts 5c"
+    assert obs["thrown"][0].tolist() == [2, 1, -1]
+    assert logs[0]["draw"][0]["thrown"][0].tolist() == [-1, -1, -1]
+    assert obs["legal"].all() and obs["legal"].shape == (1, 32)
+    assert set(obs) == {"hand", "board", "thrown", "legal", "seat", "n_players", "decision",
+                        "variant", "round"}
+
+
+def test_an_open_card_is_public_to_later_decisions_but_thrown_cards_are_not():
+    # Seat 0 throws one card and refuses its open card; seat 1 (one card too) sees that
+    # open card and the refusal, whichever card seat 0 threw and whatever it holds.
+    logs_a = [{"draw": [], "open": []} for _ in range(2)]
+    logs_b = [{"draw": [], "open": []} for _ in range(2)]
+    seat1 = "Qc Qd 7c 7h 3d"
+    a = deck(2, ["As Ks 9s 4s 2d", seat1], "Jh Ts 5c", "6s 8d Kd")
+    b = deck(2, ["2c 3c 4d 5h 8s", seat1], "Jh Ts 5c", "6s 8d Kd")
+    engine_play(a, 2, [0b00001, 0b10000], [REFUSE, KEEP], logs=logs_a)
+    engine_play(b, 2, [0b01000, 0b10000], [REFUSE, KEEP], logs=logs_b)
+    oa, ob = logs_a[1]["open"][0], logs_b[1]["open"][0]
+    for k in ("hand", "mask", "open_card", "board", "thrown", "open_cards", "refused", "legal"):
+        assert np.array_equal(oa[k], ob[k]), k
+    assert format_cards(oa["open_cards"][0]) == "6s Kd"  # seat 0's refused card, then seat 1's
+    assert oa["refused"][0].tolist() == [True, False]
+    assert int(oa["open_card"][0]) == parse_cards("Kd")[0] and oa["mask"][0] == 0b10000
+    assert format_cards(oa["hand"][0]) == seat1  # the five held before the throw
+    assert logs_a[1]["draw"][0]["thrown"][0].tolist() == [1, -1]
+
+
+def test_the_open_decision_is_asked_only_where_a_seat_threw_one():
+    logs = [{"draw": [], "open": []} for _ in range(2)]
+    cards = deck(2, ["As Ks 9s 4s 2d", "Qc Qd 7c 7h 3d"], "Jh Ts 5c")
+    engine_play(cards, 2, [0b00011, 0], logs=logs)
+    assert logs[0]["open"] == [] and logs[1]["open"] == []
+    two = np.repeat(cards, 2, axis=0)
+    lu = [{"draw": ("d", lambda obs, rng: np.array([1, 3])), "open": ("o", recorder(const(KEEP), logs[0]["open"]))},
+          {"draw": ("d", const(0)), "open": ("o", const(KEEP))}]
+    play_block(V, two, 2, lu, [np.random.default_rng(0)] * 2, None, np.zeros((2, 0), np.uint32))
+    legal = logs[0]["open"][0]["legal"]
+    assert legal.tolist() == [[True, True], [True, False]]  # refusing needs an open card
+    assert logs[0]["open"][0]["open_card"][1] == -1
+
+
+# -- policies ---------------------------------------------------------------------------------
+
+
+def policy(decision, name):
+    return resolve("sviten", decision, name)[1]
+
+
+def draw_obs(hands, flops):
+    hand = np.array([parse_cards(h) for h in hands], np.int8)
+    board = np.array([parse_cards(f) for f in flops], np.int8)
+    return {"hand": hand, "board": board, "thrown": np.full((len(hands), 2), -1, np.int8),
+            "legal": np.ones((len(hands), 32), bool), "seat": 0, "n_players": 2, "decision": "draw",
+            "variant": "sviten", "round": 0}
+
+
+def thrown_cards(obs, actions):
+    return [format_cards([c for j, c in enumerate(h) if (a >> j) & 1]) for h, a in zip(obs["hand"], actions)]
+
+
+def test_one_lowest_throws_the_lowest_rank_then_the_lowest_suit():
+    obs = draw_obs(["Ks 2h 9d 2c Ac", "As Ah Ad Kc Kd"], ["3s 4s 5s", "3s 4s 5s"])
+    got = thrown_cards(obs, policy("draw", "one-lowest")(obs, None))
+    assert got == ["2c", "Kc"]
+    assert policy("draw", "pat")(obs, None).tolist() == [0, 0]
+
+
+def test_random_draw_is_uniform_over_the_32_subsets():
+    n = 64000
+    obs = draw_obs(["Ks 2h 9d 2c Ac"] * n, ["3s 4s 5s"] * n)
+    counts = np.bincount(policy("draw", "random")(obs, np.random.default_rng(8)), minlength=32)
+    se = np.sqrt(n * (1 / 32) * (31 / 32))
+    assert (np.abs(counts - n / 32) < 4 * se).all()  # 4 standard errors, fixed seed
+
+
+def test_draw_poker_follows_five_card_draw_practice():
+    hands = ["Ts 9s 8d 7c 6h", "7s 7d 7c Kh 2s", "Qs Qd 5c 5h 2s", "As 9s 6s 2s Kd",
+             "7s 7d Kc 4h 2s", "9s 8d 7c 6h 2c", "As Jd 8c 5h 2d", "Ks Kd Kh Kc 2s"]
+    obs = draw_obs(hands, ["3c 3d Jh"] * len(hands))
+    got = thrown_cards(obs, policy("draw", "draw-poker")(obs, None))
+    assert got == ["", "Kh 2s", "2s", "Kd", "Kc 4h 2s", "2c", "Jd 8c 5h 2d", ""]
+
+
+def test_omaha_flop_keeps_the_two_that_play_best_with_the_flop():
+    obs = draw_obs(["Ks Qs 7d 4c 2h", "8h 8c Ad 5s 2c", "Ac Kd 9h 6c 3d"],
+                   ["Js Ts 3h", "8d 6s 5d", "9c 9d 2s"])
+    got = thrown_cards(obs, policy("draw", "omaha-flop")(obs, None))
+    # a royal-flush draw with Ks Qs; a set of eights (and the five pairs the flop);
+    # Ac 9h make trips nines with an ace: the rest goes
+    assert got == ["7d 4c 2h", "Ad 2c", "Kd 6c 3d"]
+
+
+def test_balanced_plays_draw_poker_with_two_pair_and_keeps_both_halves_otherwise():
+    obs = draw_obs(["Qs Qd 5c 5h 2s", "7s 7d Kc 4h 2s"], ["Js Ts 3h", "Ks Td 4d"])
+    got = thrown_cards(obs, policy("draw", "balanced")(obs, None))
+    # two pair: draw one; a pair of sevens plus K-4 that make two pair on the flop: draw one
+    assert got == ["2s", "2s"]
+
+
+def open_obs(hands, masks, opens, flops):
+    n = len(hands)
+    hand = np.array([parse_cards(h) for h in hands], np.int8)
+    oc = np.array([parse_cards(o)[0] for o in opens], np.int8)
+    open_cards = np.full((n, 2), -1, np.int8)
+    open_cards[:, 0] = oc
+    return {"hand": hand, "mask": np.array(masks, np.int8), "open_card": oc,
+            "board": np.array([parse_cards(f) for f in flops], np.int8),
+            "thrown": np.ones((n, 2), np.int8), "open_cards": open_cards,
+            "refused": np.zeros((n, 2), bool), "legal": np.ones((n, 2), bool),
+            "seat": 0, "n_players": 2, "decision": "open", "variant": "sviten", "round": 0}
+
+
+def test_open_policies_accept_decline_and_improves():
+    # Threw the 2s from a pair of queens; served 3h (worse), Qh (trips), 2d (the same hand).
+    obs = open_obs(["Qs Qd 9c 5h 2s"] * 3, [0b10000] * 3, ["3h", "Qh", "2d"], ["Ac Kc 7d"] * 3)
+    assert policy("open", "accept")(obs, None).tolist() == [KEEP] * 3
+    assert policy("open", "decline")(obs, None).tolist() == [REFUSE] * 3
+    assert policy("open", "improves")(obs, None).tolist() == [KEEP, KEEP, KEEP]
+    obs = open_obs(["Qs Qd 9c 5h 7s"] * 2, [0b10000] * 2, ["3h", "8d"], ["Ac Kc 7d"] * 2)
+    assert policy("open", "improves")(obs, None).tolist() == [REFUSE, KEEP]
+    no_open = dict(obs, legal=np.array([[True, False]] * 2))
+    for name in ("decline", "improves", "both-halves"):
+        assert policy("open", name)(no_open, None).tolist() == [KEEP, KEEP]
+
+
+def test_both_halves_weighs_the_omaha_hand_too():
+    # Threw Qd from ace-queen high on a T-7-4 flop. Tc makes the own five worse (ace-ten
+    # high) but pairs the flop for the Omaha half: kept, where improves refuses it. 3d
+    # helps neither half; 9d pairs the nines for both.
+    obs = open_obs(["Ah Qd 9c 6s 2c"] * 3, [0b00010] * 3, ["Tc", "3d", "9d"], ["Th 7h 4d"] * 3)
+    assert policy("open", "both-halves")(obs, None).tolist() == [KEEP, REFUSE, KEEP]
+    assert policy("open", "improves")(obs, None).tolist() == [REFUSE, REFUSE, KEEP]
+
+
+# -- analysis and rollouts ---------------------------------------------------------------------
+
+
+def test_analysis_labels_name_the_cards():
+    known, presets = V.setup(6, hand="As Ad 7c 5h 2s", board="Ah Kd 7d")
+    assert presets == {}
+    assert V.analysis_label("draw", 0, known) == "stand pat"
+    assert V.analysis_label("draw", 0b11000, known) == "throw 5h 2s"
+    assert len(V.analysis_actions("draw", 6, known)) == 32
+    known, presets = V.setup(6, hand="Qs Qd 9c 5h 2s", board="Qh 8d 3d", open="Qc", threw="9c")
+    assert presets == {(0, "draw"): 0b00100}
+    assert known[stub_start(6)] == parse_cards("Qc")[0]
+    assert V.analysis_label("open", KEEP, known) == "keep Qc"
+    assert V.analysis_label("open", REFUSE, known) == "refuse Qc"
+    assert V.default_decision(board="Qh 8d 3d", open="Qc") == "open"
+    # without threw, the lowest card was thrown
+    assert V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qc")[1] == {(0, "draw"): 0b10000}
+
+
+def test_bad_situations_are_refused_with_a_clear_error():
+    with pytest.raises(ValueError, match="at most 3 cards"):
+        V.setup(6, hand="As Ad", board="Ah Kd 7d 2c")
+    with pytest.raises(ValueError, match="threw: one card of the hand"):
+        V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qc", threw="Ac")
+    with pytest.raises(ValueError, match="all five cards"):
+        V.setup(6, hand="Qs Qd", open="Qc")
+    with pytest.raises(ValueError, match="only for seat 0"):
+        V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qc", seat=2)
+    with pytest.raises(ValueError, match="duplicate"):
+        V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qs")
+
+
+def test_analyze_ranks_every_draw_and_the_open_answer():
+    r = analyze("sviten", 4, hand="As Ad Ac Ks Kd", board="Qh 8d 3c", n_deals=4096, stop_early=False,
+                progress=False)
+    t = r.table()
+    assert len(t) == 32 and t.action[0] == "stand pat"  # a full house stands pat
+    r = analyze("sviten", 4, hand="Qs Qd 9c 5h 2s", board="Qh 8d 3d", extra={"open": "Qc", "threw": "2s"},
+                n_deals=4096, stop_early=False, progress=False)
+    assert r.decision == "open" and r.table().action[0] == "keep Qc"  # quad queens
+
+
+def test_rollout_plays_the_draw_and_refuses_an_open_card_from_a_recycled_stub():
+    out = simulate("sviten", 3, 64, seed=1, hero="draw=rollout:4", progress=False, block_size=64)
+    assert out.table().n[0] == 64
+    # seat 2 of 9: seats 0 and 1 threw five each, so its open card came from a recycled stub
+    obs = {"hand": parse_cards("2c 3c 4d 5h 7s")[None], "board": parse_cards("Jh Ts 5c")[None],
+           "thrown": np.array([[5, 5, 1, 0, 0, 0, 0, 0, 0]], np.int8), "mask": np.array([1], np.int8),
+           "open_card": parse_cards("As"), "open_cards": np.array([[-1, -1, 51, -1, -1, -1, -1, -1, -1]], np.int8),
+           "refused": np.zeros((1, 9), bool), "legal": np.ones((1, 2), bool), "seat": 2}
+    with pytest.raises(NoRollout, match="open"):
+        V.situation("open", obs, 9)
+    # at 6 players the same draws leave it in the dealt stub: the open card's slot is known
+    obs6 = dict(obs, thrown=obs["thrown"][:, :6], open_cards=obs["open_cards"][:, :6], refused=obs["refused"][:, :6])
+    known, forced = V.situation("open", obs6, 6)
+    assert known[0, stub_start(6) + 10] == 51 and forced[(0, "draw")].tolist() == [31]
