@@ -7,10 +7,10 @@ from .runner import (
     Job, deal_block, map_blocks, play_block, run_analysis, run_comparison, run_simulation, seat_streams,
 )
 from .variant import (
-    Decision, Field, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
+    Decision, Field, NoRollout, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
 )
 
 __all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "play_block", "deal_block",
            "seat_streams", "Job", "Variant", "Decision", "Option", "Field", "Outcome", "Table", "SharedState",
-           "StrategyError", "pot_shares", "place_points", "PayoffRows", "MatchChances", "match_chances",
+           "StrategyError", "NoRollout", "pot_shares", "place_points", "PayoffRows", "MatchChances", "match_chances",
            "match_probabilities"]

@@ -25,6 +25,10 @@ class StrategyError(ValueError):
     """A strategy returned an illegal action (names strategy, decision, value)."""
 
 
+class NoRollout(ValueError):
+    """A variant cannot yet resample a decision's hidden cards for a rollout."""
+
+
 @dataclass(frozen=True)
 class Decision:
     """One decision point of a variant.
@@ -330,6 +334,16 @@ class Variant:
 
         known : (n, n_slots) int8, the cards the deciding seat has seen (-1 else).
         forced : {(seat, decision[, round]): (n,) actions} for public earlier actions.
+        """
+        raise NotImplementedError
+
+    def hidden_slots(self, n_players: int, seat: int) -> list[int]:
+        """Slots whose cards ``seat`` never sees before the showdown while every
+        other seat takes its first legal action.
+
+        The contract test deals those slots anew and checks that none of
+        ``seat``'s observations change: the proof that hidden cards never
+        reach a strategy.
         """
         raise NotImplementedError
 

@@ -222,6 +222,13 @@ class EstonianTwist(Variant):
         }
         return known, forced
 
+    def hidden_slots(self, n_players, seat):
+        """Every other seat's cards but the one passed to ``seat`` (the right
+        neighbour's first, when it passes its first card), and the turn and river."""
+        right = 3 * ((seat - 1) % n_players)
+        others = [s for s in range(3 * n_players) if s // 3 != seat and s != right]
+        return others + [3 * n_players + 3, 3 * n_players + 4]
+
     # -- labels -----------------------------------------------------------------
     def analysis_label(self, decision, action, known, seat=0):
         n_players = (len(known) - 5) // 3

@@ -39,6 +39,10 @@ class TexasHoldem(Variant):
         self.place(known, list(range(2 * n_players, 2 * n_players + 5)), board, "board")
         return known
 
+    def hidden_slots(self, n_players, seat):
+        """No strategy is ever asked anything: every other seat's cards and the board."""
+        return [s for s in range(self.n_slots(n_players)) if s // 2 != seat or s >= 2 * n_players]
+
     def play(self, cards, n_players, table):
         n = cards.shape[0]
         board = cards[:, 2 * n_players:]

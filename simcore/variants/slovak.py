@@ -291,6 +291,11 @@ class SlovakDoubleBarrel(Variant):
         forced = {(q, _ROUNDS[r]): a for r, q, a in acts}
         return known, forced
 
+    def hidden_slots(self, n_players, seat):
+        """Every other seat's face-down cards (they decline, so none is turned), and the turn and river."""
+        P = n_players
+        return [4 * q + j for q in range(P) if q != seat for j in (2, 3)] + [4 * P + 3, 4 * P + 4]
+
     # -- labels ------------------------------------------------------------------
     def analysis_label(self, decision, action, known, seat=0):
         if action == DECLINE:
