@@ -26,7 +26,7 @@ from simcore.kernels import (
 )
 
 from .features import (
-    FLUSH_DRAW, FLUSH_MADE, NO_FLUSH, STRAIGHT_MADE, argmax3, argmax_lowest_card,
+    FLUSH_DRAW, FLUSH_MADE, STRAIGHT_MADE, argmax3, argmax_lowest_card,
     argmin_lowest_card, bit_count, flush_status, lowest_card_rows, lowest_card_within,
     mark_cards, straight_draw, unseen_cards,
 )
@@ -55,12 +55,13 @@ def _draw_level(a, b, f0, f1, f2):
     for c in (a, b, f0, f1, f2):
         suits += np.int64(1) << (8 * (c & 3))
         ranks |= np.int64(1) << (c >> 2)
-    flush = NO_FLUSH
+    level = 0
     for s in range(4):
-        flush = max(flush, flush_status((suits >> (8 * s)) & 255))
-    if flush == FLUSH_MADE:
-        return 0
-    level = 2 if flush == FLUSH_DRAW else 0
+        flush = flush_status((suits >> (8 * s)) & 255)
+        if flush == FLUSH_MADE:
+            return 0
+        if flush == FLUSH_DRAW:
+            level = 2
     straight = straight_draw(ranks)
     if straight == STRAIGHT_MADE:
         return level

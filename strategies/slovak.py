@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .features import count_ranks_suits, lowest_card, rank_mask, straight_outs
+from .features import count_ranks_suits, lower_of_two, straight_outs
 from .registry import register
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
@@ -70,13 +70,12 @@ _NEVER, _LOWER, _THRESHOLD, _MADE_OR_DRAW, _LIVE_OUTS, _THOUGHTFUL = range(6)
 
 
 @njit(cache=True, nogil=True)
-def _preflop(c, seen_rank, seen_suit, live):
-    """Threshold rule on the two face-up cards ``c`` (2,); with ``live`` the sight counts apply."""
-    c0, c1 = c[0], c[1]
+def _preflop(c0, c1, seen_rank, seen_suit, live):
+    """Threshold rule on two face-up cards; with ``live`` the sight counts apply."""
     r0, r1 = c0 >> 2, c1 >> 2
     if r0 == r1:
         return DECLINE
-    lo = lowest_card(c)
+    lo = lower_of_two(c0, c1)
     e0, e1 = float(r0), float(r1)
     suited = (c0 & 3) == (c1 & 3)
     if live:
@@ -105,9 +104,12 @@ def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_cou
     """
     suit_count[:] = 0
     rank_count[:] = 0
-    count_ranks_suits(c, rank_count, suit_count)
-    count_ranks_suits(board, rank_count, suit_count)
-    ranks = rank_mask(c) | rank_mask(board)
+    ranks = 0
+    for j in range(5):
+        x = c[j] if j < 2 else board[j - 2]
+        ranks |= 1 << (x >> 2)
+        suit_count[x & 3] += 1
+        rank_count[x >> 2] += 1
     works0 = False
     works1 = False
     for i in range(2):
@@ -136,14 +138,14 @@ def _postflop(c, board, seen_rank, seen_suit, live, beaten, suit_count, rank_cou
         else:
             works1 = works
     if beaten and c[0] >> 2 == c[1] >> 2 and rank_count[c[0] >> 2] == 2:
-        return MUCK0 if lowest_card(c) == 0 else MUCK1
+        return MUCK0 if lower_of_two(c[0], c[1]) == 0 else MUCK1
     if works0 and works1:
         return DECLINE
     if works0:
         return MUCK1
     if works1:
         return MUCK0
-    lo = lowest_card(c)
+    lo = lower_of_two(c[0], c[1])
     if live and (outs[0] == 0) != (outs[1] == 0):
         lo = 0 if outs[0] == 0 else 1  # a card no live card can pair goes first
     return MUCK0 if lo == 0 else MUCK1
@@ -194,17 +196,21 @@ def _decide(up, board, mucked, legal, seat, policy, second):
             continue
         c[0], c[1] = up[i, seat, 0], up[i, seat, 1]
         if policy == _LOWER:
-            out[i] = MUCK0 if lowest_card(c) == 0 else MUCK1
+            out[i] = MUCK0 if lower_of_two(c[0], c[1]) == 0 else MUCK1
             continue
         seen_rank[:] = 0
         seen_suit[:] = 0
         if live:
             for q in range(P):
                 if q != seat:
-                    count_ranks_suits(up[i, q], seen_rank, seen_suit)
+                    for j in range(2):
+                        # Unsigned cards: numba checks signed indices for wrap-around.
+                        x = np.uint8(up[i, q, j])
+                        seen_rank[x >> np.uint8(2)] += 1
+                        seen_suit[x & np.uint8(3)] += 1
             count_ranks_suits(mucked[i], seen_rank, seen_suit)
         if not second or policy == _THRESHOLD:
-            out[i] = _preflop(c, seen_rank, seen_suit, live)
+            out[i] = _preflop(c[0], c[1], seen_rank, seen_suit, live)
         else:
             beaten = policy == _THOUGHTFUL and _pair_beaten(up[i], board[i], seat)
             out[i] = _postflop(c, board[i], seen_rank, seen_suit, live, beaten,
