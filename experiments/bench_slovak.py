@@ -82,8 +82,7 @@ def block_breakdown(n_players, policy, block=1 << 14, repeat=20):
     """Milliseconds per block of deals, one thread: dealing, play, the run's reduction."""
     import numpy as np
 
-    from simcore.engine.deal import block_seeds, deal
-    from simcore.engine.runner import Job
+    from simcore.engine import Job
     from simcore.engine.stats import SeatStats
     from simcore.variants import get_variant
     from strategies import lineup
@@ -95,16 +94,15 @@ def block_breakdown(n_players, policy, block=1 << 14, repeat=20):
     t = {"deal": 0.0, "play": 0.0, "reduce": 0.0}
     for b in range(repeat):
         s0 = time.perf_counter()
-        cards = deal(known, block, np.random.Generator(np.random.PCG64(block_seeds(1, b)[0])))
+        dealt = job.deal(b, block)
         s1 = time.perf_counter()
-        o = job.run_block(b, block)[0]  # deals again, then plays
+        o = job.play(*dealt)[0]
         s2 = time.perf_counter()
-        SeatStats.of_block(o.shares, o.categories)
+        SeatStats.of_outcome(o)
         s3 = time.perf_counter()
         t["deal"] += s1 - s0
-        t["play"] += (s2 - s1) - (s1 - s0)
+        t["play"] += s2 - s1
         t["reduce"] += s3 - s2
-    del cards
     return {k: 1e3 * x / repeat for k, x in t.items()}
 
 

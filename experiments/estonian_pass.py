@@ -191,32 +191,19 @@ def classify(hand, flop):
 
 def _situation_block(job):
     """One block: the same deals with seat 0 passing by rollout, then lowest."""
-    from simcore.engine.deal import block_seeds, deal
-    from simcore.engine.variant import Table
+    from simcore.engine import Job
     from simcore.variants import get_variant
     from strategies import lineup
 
     b, n, n_players, k, seed = job
     v = get_variant(VARIANT)
-    seeds = block_seeds(seed, b)
-    cards = deal(np.full(v.n_slots(n_players), -1, np.int8), n,
-                 np.random.Generator(np.random.PCG64(seeds[0])))
-    chosen = {}
-    shares = []
-    for spec in (f"pass=rollout:{k}", "pass=lowest"):
-        lu = lineup(v, n_players, spec, BASELINE)
-        name, fn = lu[0]["pass"]
-
-        def spy(obs, rng, fn=fn, name=name):
-            a = fn(obs, rng)
-            chosen[name] = np.asarray(a)
-            return a
-
-        lu[0] = dict(lu[0], **{"pass": (name, spy)})
-        rngs = [np.random.Generator(np.random.PCG64(s)) for s in seeds[1: 1 + n_players]]
-        shares.append(v.play(cards, n_players, Table(v, n_players, lu, rngs, {})).shares[:, 0])
-    return cards[:, :3], cards[:, 3 * n_players: 3 * n_players + 3], chosen[f"rollout:{k}"], \
-        shares[0] - shares[1]
+    lineups = [lineup(v, n_players, spec, BASELINE) for spec in (f"pass=rollout:{k}", "pass=lowest")]
+    run = Job(v, n_players, lineups, np.full(v.n_slots(n_players), -1, np.int8), seed, n, [{}, {}],
+              record=True)
+    cards, chance, seeds = run.deal(b, n)
+    rollout, lowest = run.play(cards, chance, seeds)
+    return cards[:, :3], cards[:, 3 * n_players: 3 * n_players + 3], rollout.actions[(0, "pass", 0)], \
+        rollout.payoffs[:, 0] - lowest.payoffs[:, 0]
 
 
 def situation_rows(n_players, n_deals, k, threads, seed, block=2000):

@@ -131,7 +131,7 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
         job = Job(v, P, lus, np.full(v.n_slots(P), -1, np.int8), seed + 7 * P, block, [{}] * len(lus))
 
         def run_block(b, n, job=job):
-            return PairedStats.of_block(np.stack([o.shares[:, 0] for o in job.run_block(b, n)], axis=1))
+            return PairedStats.of_outcomes(job.run_block(b, n), 0)
 
         def merge(a, b):
             a.merge(b)
@@ -200,7 +200,7 @@ def seat_table(players, policies, n_deals, seed, threads, block=1 << 14):
             job = Job(v, P, [lineup(v, P, pol, pol)], known, seed + P, block, [{}])
 
             def run_block(b, n, job=job):
-                return PairedStats.of_block(job.run_block(b, n)[0].shares)
+                return PairedStats.of_block(job.run_block(b, n)[0].payoffs)
 
             def merge(a, b):
                 a.merge(b)
@@ -438,26 +438,21 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
     """Seat 0's three second-exchange actions on the same deals, by flop category."""
     import pandas as pd
 
-    from simcore.engine.deal import block_seeds, deal
+    from simcore.engine import Job
     from simcore.engine.stats import PairedStats
-    from simcore.engine.variant import Table
     from simcore.variants import get_variant
     from strategies import lineup
 
     v = get_variant(VARIANT)
     P = players
     lu = lineup(v, P, field, field)
-    known = np.full(v.n_slots(P), -1, np.int8)
     k = len(EX2_CATEGORIES)
+    forced = [{(0, "exchange1"): 0, (0, "exchange2"): a} for a in range(3)]
+    job = Job(v, P, [lu] * 3, np.full(v.n_slots(P), -1, np.int8), seed, block, forced)
 
     def run_block(b, n):
-        seeds = block_seeds(seed, b)
-        cards = deal(known, n, np.random.Generator(np.random.PCG64(seeds[0])))
-        shares = np.empty((n, 3))
-        for a in range(3):
-            rngs = [np.random.Generator(np.random.PCG64(s)) for s in seeds[1: 1 + P]]
-            forced = {(0, "exchange1"): np.zeros(n, np.int64), (0, "exchange2"): np.full(n, a, np.int64)}
-            shares[:, a] = v.play(cards, P, Table(v, P, lu, rngs, forced)).shares[:, 0]
+        cards, chance, seeds = job.deal(b, n)
+        shares = np.stack([o.payoffs[:, 0] for o in job.play(cards, chance, seeds)], axis=1)
         cat, play = flop_categories(cards[:, :2], cards[:, 4 * P: 4 * P + 3])
         rows = np.arange(n)
         rel = np.stack([shares[:, 0], shares[rows, 2 - play], shares[rows, 1 + play]], axis=1)

@@ -82,19 +82,30 @@ class Job:
     seed: int
     block_size: int
     forced: list  # one {(seat, decision[, round]): action} per alternative
+    record: bool = False  # outcomes carry every decision's actions
 
-    def run_block(self, b: int, n: int):
+    def deal(self, b: int, n: int):
+        """Block ``b``'s cards, chance draws and seed streams: ``(cards, chance, seeds)``."""
         seeds = block_seeds(self.seed, b, self.n_players)
         rng = np.random.Generator(np.random.PCG64(seeds[0]))
         cards, chance = deal_block(self.variant, self.known, n, self.n_players, rng)
+        return cards, chance, seeds
+
+    def play(self, cards, chance, seeds) -> list[Outcome]:
+        """Every alternative played on the same dealt block."""
+        n = cards.shape[0]
         outcomes = []
         for lineup, forced in zip(self.lineups, self.forced):
             # Fresh streams per alternative: the field draws the same numbers
             # under every alternative (common random numbers).
             rngs = seat_streams(seeds, self.n_players)
             f = {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}
-            outcomes.append(play_block(self.variant, cards, self.n_players, lineup, rngs, f, chance))
+            outcomes.append(play_block(self.variant, cards, self.n_players, lineup, rngs, f, chance,
+                                       self.record))
         return outcomes
+
+    def run_block(self, b: int, n: int) -> list[Outcome]:
+        return self.play(*self.deal(b, n))
 
 
 @dataclass
