@@ -24,10 +24,10 @@ The unseen deck
     :func:`mark_cards`, :func:`unseen_cards` (one row, inside a kernel) and
     :func:`unseen_mask` (a batch, from Python).
 Tie-break pickers
-    :func:`lowest_card`, :func:`highest_card`, :func:`lower_of_two`, :func:`lowest_card_rows`,
-    :func:`argmax3`, :func:`argmax_lowest_card`, :func:`argmin_lowest_card`,
-    :func:`lowest_card_within`. Policies that score their actions use these so
-    that ties always go the same documented way.
+    :func:`lowest_card`, :func:`highest_card`, :func:`lower_of_two`,
+    :func:`lowest_card_rows`, :func:`argmax3`, :func:`argmax_lowest_card`,
+    :func:`argmin_lowest_card`, :func:`lowest_card_within`. Policies that score
+    their actions use these so that ties always go the same documented way.
 
 Every function except :func:`unseen_mask` and :func:`lowest_card_rows` is a
 jitted kernel meant to be called inside another kernel's row loop.
@@ -172,7 +172,7 @@ def mark_cards(cards, used):
 
 @njit(cache=True, nogil=True, inline="always")
 def unseen_cards(used, out):
-    """Write the cards not marked in ``used`` (52,) bool into ``out`` (>= 52,), ascending; return their number."""
+    """Write the cards not in ``used`` (52,) bool into ``out`` (52,) ascending; return how many."""
     m = 0
     for c in range(52):
         if not used[c]:

@@ -16,7 +16,7 @@ from simcore.cards import parse_cards
 from strategies.features import (
     FLUSH_DRAW, FLUSH_MADE, GUTSHOT, NO_FLUSH, NO_STRAIGHT_DRAW, OPEN_ENDED, STRAIGHT_MADE,
     argmax3, argmax_lowest_card, argmin_lowest_card, bit_count, count_ranks_suits, flush_status,
-    highest_card, lowest_card, lowest_card_rows, lowest_card_within, mark_cards, rank_mask,
+    highest_card, lower_of_two, lowest_card, lowest_card_rows, lowest_card_within, mark_cards, rank_mask,
     straight_draw, straight_outs, unseen_cards, unseen_mask,
 )
 from strategies.registry import policies
@@ -135,6 +135,7 @@ def test_unseen_mask_rejects_bad_input():
 def test_pickers_break_ties_by_the_lowest_card():
     cards = parse_cards("Kd 7s 7c")  # 7c is the lowest card, Kd the highest
     assert (lowest_card(cards), highest_card(cards)) == (2, 0)
+    assert (lower_of_two(cards[1], cards[2]), lower_of_two(cards[2], cards[0])) == (1, 0)
     assert lowest_card_rows(np.stack([cards, cards[::-1]])).tolist() == [2, 0]
     assert lowest_card_rows(cards[None], highest=True).tolist() == [0]
     assert argmax_lowest_card(np.array([5, 9, 9]), cards) == 2
