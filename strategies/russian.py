@@ -60,42 +60,60 @@ _NO_CARD = -1
 
 
 @njit(cache=True, nogil=True)
+def _pattern(cards, k, cnt):
+    """Rank pattern of ``k`` cards: (largest group, its rank, ranks held twice or
+    more, the highest of those). ``cnt`` (13,) int64 scratch: afterwards right
+    for the held ranks only (loops run over the cards, not the 13 ranks)."""
+    for j in range(k):
+        cnt[cards[j] >> 2] = 0
+    for j in range(k):
+        cnt[cards[j] >> 2] += 1
+    best_n, best_r, top2 = 0, -1, -1
+    pairs = 0.0
+    for j in range(k):
+        r = cards[j] >> 2
+        c = cnt[r]
+        if c > best_n or (c == best_n and r > best_r):
+            best_n, best_r = c, r
+        if c >= 2:
+            pairs += 1.0 / c  # a rank held c times is met c times
+            if r > top2:
+                top2 = r
+    return best_n, best_r, int(pairs + 0.5), top2
+
+
+@njit(cache=True, nogil=True)
+def _category(best_n, pairs):
+    if best_n == 4:
+        return 7
+    if best_n == 3:
+        return 6 if pairs >= 2 else 3
+    if best_n == 2:
+        return 2 if pairs >= 2 else 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def _made(cards, k, cnt):
     """Made score of ``k`` (1..5) cards: category + RANK_WEIGHT * rank of the top group.
 
-    ``cnt`` (13,) int64 is scratch. Straights and flushes count only with five cards.
+    ``cnt`` (13,) int64 is scratch (see :func:`_pattern`). Straights and
+    flushes count only with five cards.
     """
-    cnt[:] = 0
-    for j in range(k):
-        cnt[cards[j] >> 2] += 1
-    if k == 5:
+    best_n, best_r, pairs, top2 = _pattern(cards, k, cnt)
+    if k == 5 and best_n == 1:
         v = value_five_high(np.uint8(cards[0]), np.uint8(cards[1]), np.uint8(cards[2]),
                             np.uint8(cards[3]), np.uint8(cards[4]))
         cat = v >> 12
-        if cat == 4 or cat == 5 or cat == 8:
-            top = 0
-            for r in range(13):
-                if cnt[r] > 0:
-                    top = r
-            if cat == 4 and cnt[12] > 0 and cnt[3] > 0:
-                top = 3  # the wheel is five-high
-            return cat + RANK_WEIGHT * top
-    best_n, best_r, pairs = 0, 0, 0
-    for r in range(13):
-        c = cnt[r]
-        if c >= 2:
-            pairs += 1
-        if c > 0 and c >= best_n:
-            best_n, best_r = c, r
-    if best_n == 4:
-        cat = 7
-    elif best_n == 3:
-        cat = 6 if pairs >= 2 else 3
-    elif best_n == 2:
-        cat = 2 if pairs >= 2 else 1
-    else:
-        cat = 0
-    return cat + RANK_WEIGHT * best_r
+        if cat == 4 and cnt[12] > 0 and best_r == 12:
+            low = True
+            for j in range(5):
+                if (cards[j] >> 2) > 3 and (cards[j] >> 2) != 12:
+                    low = False
+            if low:
+                return cat + RANK_WEIGHT * 3  # the wheel is five-high
+        return cat + RANK_WEIGHT * best_r
+    return _category(best_n, pairs) + RANK_WEIGHT * best_r
 
 
 @njit(cache=True, nogil=True)
@@ -117,14 +135,24 @@ def _tail(trials, p, need):
 
 
 @njit(cache=True, nogil=True)
-def _score(cards, k, to_come, ru, su, n_unseen, cnt):
+def _hits(to_come, ru, n_unseen, hit):
+    """``hit[r]``: the chance that ``to_come`` cards drawn from the ``n_unseen``
+    not in sight (``ru[r]`` of rank r) hold at least one of rank r."""
+    for r in range(13):
+        hit[r] = 1.0 - (1.0 - ru[r] / n_unseen) ** to_come if n_unseen > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _score(cards, k, to_come, hit, su, n_unseen, cnt):
     """Score of a hand holding ``cards[:k]`` with ``5 - k`` slots open.
 
     The made score, plus the best single improvement weighted by its chance:
     a flush (every card one suit), a straight (every rank distinct and in one
     five-rank window), or one more card of a held rank. Chances count the
     ``to_come`` cards the owner still receives, each drawn from the
-    ``n_unseen`` cards not in sight (``ru`` (13,), ``su`` (4,) of each rank, suit).
+    ``n_unseen`` cards not in sight (``su`` (4,) of each suit; ``hit`` (13,)
+    from :func:`_hits` for the same ``to_come``: computed once per row, since
+    the powers are most of the cost).
     """
     made = _made(cards, k, cnt)
     left = 5 - k
@@ -163,32 +191,26 @@ def _score(cards, k, to_come, ru, su, n_unseen, cnt):
             for b in range(w, w + 5):
                 if not (inside >> b) & 1:
                     r = 12 if b == 0 else b - 1
-                    p *= 1.0 - (1.0 - ru[r] / n_unseen) ** to_come
+                    p *= hit[r]
             best = max(best, p * (4.0 + RANK_WEIGHT * (w + 3) - made))
-    # one more of a held rank
+    # one more of a held rank (cnt is right for the held ranks after _made)
+    best_n, best_r, pairs, top2 = _pattern(cards, k, cnt)
     for j in range(k):
         r = cards[j] >> 2
-        if ru[r] <= 0:
+        p = hit[r]
+        if p <= 0.0:
             continue
-        p = 1.0 - (1.0 - ru[r] / n_unseen) ** to_come
-        cnt[r] += 1
-        c = cnt[r]
-        pairs = 0
-        for x in range(13):
-            if cnt[x] >= 2:
-                pairs += 1
-        cnt[r] -= 1
+        c = cnt[r] + 1
+        n_pairs = pairs + (1 if c == 2 else 0)
         if c == 4:
             new = 7.0
         elif c == 3:
-            new = 6.0 if pairs >= 2 else 3.0
+            new = 6.0 if n_pairs >= 2 else 3.0
         else:
-            new = 2.0 if pairs >= 2 else 1.0
+            new = 2.0 if n_pairs >= 2 else 1.0
         top = r
-        if c == 2 and pairs >= 2:
-            for x in range(13):
-                if cnt[x] >= 2 and x > top:
-                    top = x
+        if c == 2 and n_pairs >= 2 and top2 > top:
+            top = top2
         best = max(best, p * (new + RANK_WEIGHT * top - made))
     return made + best
 
@@ -224,7 +246,9 @@ def hand_score(cards, to_come: int = 0, unseen=None) -> float:
     su = np.bincount(pool & 3, minlength=4).astype(np.int64)
     buf = np.zeros(5, np.int64)
     buf[: len(hand)] = hand
-    return float(_score(buf, len(hand), int(to_come), ru, su, len(pool), np.zeros(13, np.int64)))
+    hit = np.zeros(13)
+    _hits(int(to_come), ru, len(pool), hit)
+    return float(_score(buf, len(hand), int(to_come), hit, su, len(pool), np.zeros(13, np.int64)))
 
 
 # -- one row's view ------------------------------------------------------------------------
@@ -309,6 +333,7 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
     now = np.zeros(3)
     after = np.zeros(3)
     opp = np.zeros(3)
+    hit = np.zeros((3, 13))  # for to_come, to_come + 1, to_come + 2 cards
     to_come = 11 - rnd  # cards this seat receives after this one
     for i in range(n):
         first = _first_legal(legal, i)
@@ -321,12 +346,14 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
             out[i] = h if legal[i, h] else first
             continue
         n_unseen = _unseen(flop, up, placed, own_down, card, i, seat, ru, su)
+        for t in range(3 if policy == _FIGHT_WEAK else 2):
+            _hits(to_come + t, ru, n_unseen, hit[t])
         for h in range(3):
             k = _gather(flop, up, placed, own_down, i, seat, h, seat, buf)
-            now[h] = _score(buf, k, to_come + 1, ru, su, n_unseen, cnt)
+            now[h] = _score(buf, k, to_come + 1, hit[1], su, n_unseen, cnt)
             if legal[i, h]:
                 buf[k] = c
-                after[h] = _score(buf, k + 1, to_come, ru, su, n_unseen, cnt)
+                after[h] = _score(buf, k + 1, to_come, hit[0], su, n_unseen, cnt)
         # best gain over the legal hands; ties: the lower hand
         best_h, best_g = first, -1e9
         for h in range(3):
@@ -369,7 +396,7 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
                     # the opponent's cards to come: the rest of its rounds, plus its
                     # face-down card, which it has but no one else has seen
                     left = 12 - rnd - (1 if q < seat else 0) + (1 if placed[i, q, h] == 4 else 0)
-                    s = _score(buf, k, left, ru, su, n_unseen, cnt)
+                    s = _score(buf, k, left, hit[left - to_come], su, n_unseen, cnt)
                     if s > top:
                         top = s
                 opp[h] = top
