@@ -345,3 +345,102 @@ for _name, _code, _text in _DRAW:
 register(V, "draw", "random", "uniform over the 32 ways to throw")(_random_draw)
 for _name, _code, _text in _OPEN:
     register(V, "open", _name, _text, default=_name == "accept")(_open_policy(_code))
+
+
+# -- hand classes and draws by count (for charts) ------------------------------------------
+
+HAND_CLASSES = (
+    "straight or better", "trips", "two pair", "pair JJ-AA", "pair 22-TT",
+    "four-flush", "open-ender", "ace high", "king high or less",
+)
+
+
+@njit(cache=True, nogil=True)
+def _hand_class(h):
+    cat = _value5(h) >> 12
+    if cat >= 4:
+        return 0
+    if cat == 3:
+        return 1
+    if cat == 2:
+        return 2
+    if cat == 1:
+        ranks = np.zeros(13, np.int64)
+        for j in range(5):
+            ranks[h[j] >> 2] += 1
+        for r in range(13):
+            if ranks[r] == 2:
+                return 3 if r >= 9 else 4
+    suits = np.zeros(4, np.int64)
+    hi = 0
+    for j in range(5):
+        suits[h[j] & 3] += 1
+        hi = max(hi, h[j] >> 2)
+    for s in range(4):
+        if suits[s] == 4:
+            return 5
+    if straight_draw(rank_mask(h)) == OPEN_ENDED:
+        return 6
+    return 7 if hi == 12 else 8
+
+
+@njit(cache=True, nogil=True)
+def _classes_kernel(hands, out):
+    for i in range(hands.shape[0]):
+        out[i] = _hand_class(hands[i])
+
+
+def hand_classes(hands) -> np.ndarray:
+    """Own-five class (index into :data:`HAND_CLASSES`) of each five-card row.
+
+    Classes go by five-card draw practice: made straights and better, trips,
+    two pair, high and low pairs, then (no pair) four-flushes, open-ended
+    straight draws, ace high and the rest.
+
+    >>> from simcore.cards import parse_cards
+    >>> [HAND_CLASSES[c] for c in hand_classes(np.stack([parse_cards("Qs Qd 7c 4h 2s"),
+    ...                                                   parse_cards("9s 8d 7c 6h 2c")]))]
+    ['pair JJ-AA', 'open-ender']
+    """
+    hands = np.ascontiguousarray(hands, dtype=np.int8)
+    if hands.ndim != 2 or hands.shape[1] != 5:
+        raise ValueError(f"hands: expected (n, 5) cards, got shape {hands.shape}")
+    out = np.empty(hands.shape[0], np.int64)
+    _classes_kernel(hands, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _throw_count_kernel(hand, k, out):
+    pri = np.empty(5, np.int64)
+    for i in range(hand.shape[0]):
+        keep = draw_poker_keep(hand[i])
+        for j in range(5):
+            # kept by draw practice first, then by card (rank, then suit)
+            pri[j] = ((keep >> j) & 1) * 64 + hand[i, j]
+        m = 0
+        for _ in range(k):
+            lo = -1
+            for j in range(5):
+                if not (m >> j) & 1 and (lo < 0 or pri[j] < pri[lo]):
+                    lo = j
+            m |= 1 << lo
+        out[i] = m
+
+
+def throw_count_masks(hand, k: int) -> np.ndarray:
+    """Draw masks (n,) that throw exactly ``k`` cards: those draw practice values least.
+
+    The cards ``draw-poker`` keeps go last; among the rest, and among those,
+    the lowest card goes first.
+
+    >>> from simcore.cards import parse_cards
+    >>> bin(int(throw_count_masks(parse_cards("7s 7d Kc 4h 2s")[None], 2)[0]))
+    '0b11000'
+    """
+    if not 0 <= int(k) <= 5:
+        raise ValueError(f"k: 0 to 5 cards, got {k!r}")
+    hand = np.ascontiguousarray(hand, dtype=np.int8)
+    out = np.empty(hand.shape[0], np.int64)
+    _throw_count_kernel(hand, int(k), out)
+    return out
