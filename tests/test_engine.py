@@ -369,3 +369,69 @@ def test_a_strategy_may_evaluate_big_batches_inside_a_parallel_run(register_for_
     r = simulate("estonian", 3, 4 * 1024, seed=1, hero="pass=test-evaluating", threads=2,
                  block_size=1024, progress=False)
     assert r.n_deals == 4 * 1024
+
+
+# -- the contract's options, seats and rounds --------------------------------------------
+
+
+def test_unknown_and_bad_rule_options_are_clear_errors():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from toy_variant import register_toy, unregister_toy
+
+    with pytest.raises(ValueError, match="estonian has no option 'scoring'; its options are: none"):
+        simcore.get_variant("estonian", scoring="points")
+    register_toy()
+    try:
+        with pytest.raises(ValueError, match="toy has no option 'bonsu'; its options are: bonus"):
+            simcore.get_variant("toy", bonsu=3)
+        with pytest.raises(ValueError, match="toy option bonus is a whole number, got 'lots'"):
+            simcore.get_variant("toy", bonus="lots")
+        v = simcore.get_variant("toy", bonus="5")
+        assert v.opts == {"bonus": 5} and v.label == "toy(bonus=5)"
+        assert simcore.get_variant("toy", bonus=5) is v  # one instance per option set
+        r = simulate("toy", 3, 3000, seed=2, options={"bonus": 0}, progress=False)
+        assert r.to_dict()["bonus"] == 0 and r.to_dict()["variant_options"] == {"bonus": 0}
+    finally:
+        unregister_toy()
+
+
+def test_a_repeated_decision_is_analysed_in_the_round_the_situation_is_at():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from toy_variant import register_toy, unregister_toy
+
+    register_toy()
+    try:
+        # Round 2 with A-K kept and a deuce new: throwing the deuce is plainly right.
+        r = analyze("toy", 3, "As Kd 7c 2h", extra={"discarded": "7c"}, progress=False, threads=2)
+        assert r.round == 1 and r.table().action[0] == "discard the new card"
+        assert r.to_dict()["round"] == 1
+    finally:
+        unregister_toy()
+
+
+def test_analysis_and_comparison_from_any_seat():
+    # Estonian is symmetric in the seats at the pass: seat 3's answer matches seat 0's
+    # (4 standard errors), and the labels name seat 3's own cards.
+    kw = dict(progress=False, threads=2, n_deals=60_000, stop_early=False)
+    a0 = analyze("estonian", 6, "As Ks 7d", "Qs Js 4h", seed=1, **kw).table()
+    a3 = analyze("estonian", 6, "As Ks 7d", "Qs Js 4h", seed=2, hero_seat=3, **kw).table()
+    assert list(a3.action) == list(a0.action) == ["pass 7d", "pass Ks", "pass As"]
+    assert (abs(a3.share - a0.share) < 4 * np.hypot(a3.stderr, a0.stderr)).all()
+    c = compare("estonian", 4, 4096, a="pass=highest", b="pass=lowest", hero_seat=2, progress=False)
+    assert c.to_dict()["seat"] == 2 and c.a.startswith("pass=highest")
+    s = simulate("estonian", 4, 4096, hero="pass=highest", hero_seat=2, progress=False)
+    assert list(s.table().strategy.str.startswith("pass=highest")) == [False, False, True, False]
+    with pytest.raises(ValueError, match="seat 4 is not at a 4-player table"):
+        simulate("estonian", 4, 100, hero_seat=4, progress=False)
+
+
+def test_tables_of_more_than_fifteen_seats_get_streams_of_their_own():
+    many = block_seeds(3, 1, 23)
+    assert len(many) == 24
+    assert [s.spawn_key for s in many[:16]] == [s.spawn_key for s in block_seeds(3, 1)]

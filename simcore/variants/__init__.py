@@ -12,6 +12,7 @@ def _classes() -> dict[str, type]:
     classes = [TexasHoldem, EstonianTwist, SlovakDoubleBarrel]
     from .russian import RussianHoldem; classes.append(RussianHoldem)  # noqa: E702
     from .tapiola import TapiolaHoldem; classes.append(TapiolaHoldem)  # noqa: E702
+    from .sviten import SvitenSpecial; classes.append(SvitenSpecial)  # noqa: E702
     return {c.name: c for c in classes}
 
 
@@ -54,7 +55,6 @@ def get_variant(variant, **options) -> Variant:
         raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(classes)}")
     if not options:
         return all_variants()[variant]
-    key = (variant, tuple(sorted((k, repr(v)) for k, v in options.items())))
-    if key not in _CACHE:
-        _CACHE[key] = classes[variant](**options)
-    return _CACHE[key]
+    made = classes[variant](**options)  # checks and converts the values
+    key = (variant, tuple(sorted(made.opts.items())))
+    return _CACHE.setdefault(key, made)
