@@ -33,7 +33,7 @@ from ..kernels import value_five_high
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
     "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "new_state", "showdown",
-    "RussianHoldem",
+    "replay", "RussianHoldem",
 ]
 
 ROUNDS = 12  # cards each player places
@@ -234,7 +234,8 @@ def showdown(flop, up, down):
     Returns
     -------
     dict with ``values (n, P, 3) int32`` (high values, higher wins),
-    ``categories (n, P, 3) int8``, ``hands_won (n, P) int8`` (hands on which
+    ``categories (n, P, 3) int8``, ``won (n, P, 3) bool`` (best or tied
+    for best on that hand), ``hands_won (n, P) int8`` (hands on which
     the seat is best or tied for best), ``payoffs (n, P) float64`` (pot
     shares: the most hands won take the pot, ties on that count split it),
     ``wins`` and ``ties (n, P) bool`` (alone with the most hands won; tied).
@@ -269,8 +270,31 @@ def showdown(flop, up, down):
     wins = np.empty((n, P), np.bool_)
     ties = np.empty((n, P), np.bool_)
     _showdown_kernel(flop, up, down, values, won, payoffs, wins, ties)
-    return {"values": values, "categories": (values >> 12).astype(np.int8), "hands_won": won,
+    return {"values": values, "categories": (values >> 12).astype(np.int8),
+            "won": values == values.max(axis=1, keepdims=True), "hands_won": won,
             "payoffs": payoffs, "wins": wins, "ties": ties}
+
+
+def replay(cards, n_players: int, actions: dict):
+    """The showdown (see :func:`showdown`) of dealt slots and recorded placements.
+
+    Parameters
+    ----------
+    cards : (n, n_slots(P)) int8, the dealt block.
+    n_players : P.
+    actions : {(seat, "place", round): (n,) int}, as ``play_block(..., record=True)``
+        leaves in ``outcome.actions``.
+
+    For experiments that need more than the Outcome holds (which hands a
+    seat won, not only how many).
+    """
+    P = int(n_players)
+    flop, dealt = split_deal(cards, P)
+    up, placed, down = new_state(cards.shape[0], P)
+    for r in range(ROUNDS):
+        for p in range(P):
+            apply_placements(dealt[:, r, p], p, actions[(p, "place", r)], up, placed, down)
+    return showdown(flop, up, down)
 
 
 # -- the variant ------------------------------------------------------------------------------
