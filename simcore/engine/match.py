@@ -16,7 +16,6 @@ distribution (and of the simulation, when one is used).
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,29 +109,34 @@ def match_probabilities(rows, probs, target: float, *, max_states: int = 50_000,
 
 
 def _exact(rows, probs, target, max_states):
+    """The score-vector distribution, hand by hand; None once it outgrows max_states."""
     P = rows.shape[1]
-    states = {(0.0,) * P: 1.0}
+    states = np.zeros((1, P))
+    mass = np.ones(1)
     win = np.zeros(P)
     hands = 0.0
     h = 0
-    rows_t = [tuple(r) for r in rows.tolist()]
-    while states:
+    while mass.size:
         h += 1
-        nxt: dict = defaultdict(float)
-        for st, pr in states.items():
-            for row, q in zip(rows_t, probs):
-                s2 = tuple(round(a + b, 9) for a, b in zip(st, row))
-                top = max(s2)
-                w = pr * q
-                if top >= target - _EPS:
-                    best = [j for j in range(P) if s2[j] >= top - _EPS]
-                    for j in best:
-                        win[j] += w / len(best)
-                    hands += h * w
-                else:
-                    nxt[s2] += w
-        states = {k: v for k, v in nxt.items() if v > 1e-15}
-        if len(states) > max_states or h > 100_000:
+        # Every state followed by every row; scores rounded so that equal totals
+        # reached in different orders are one state.
+        nxt = np.round((states[:, None, :] + rows[None, :, :]).reshape(-1, P), 9)
+        w = (mass[:, None] * probs[None, :]).reshape(-1)
+        top = nxt.max(axis=1)
+        done = top >= target - _EPS
+        if done.any():
+            best = nxt[done] >= top[done, None] - _EPS
+            win += (w[done, None] * best / best.sum(axis=1, keepdims=True)).sum(axis=0)
+            hands += h * w[done].sum()
+        nxt, w = nxt[~done], w[~done]
+        if nxt.size:
+            states, inverse = np.unique(nxt, axis=0, return_inverse=True)
+            mass = np.bincount(inverse.reshape(-1), weights=w, minlength=len(states))
+            keep = mass > 1e-15
+            states, mass = states[keep], mass[keep]
+        else:
+            mass = np.zeros(0)
+        if len(mass) > max_states or h > 100_000:
             return None
     return win / win.sum(), float(hands)
 
@@ -162,7 +166,7 @@ def _simulated(rows, probs, target, n_matches, seed):
 
 
 def match_chances(payoff_rows: PayoffRows, target: float, *, n_boot: int = 32, seed: int = 0,
-                  max_states: int = 50_000, n_matches: int = 50_000) -> MatchChances:
+                  max_states: int = 20_000, n_matches: int = 40_000) -> MatchChances:
     """Match chances from a run's payoff rows, with bootstrap standard errors.
 
     >>> rows = PayoffRows(2, {(1.0, 0.0): 500, (0.0, 1.0): 500})
@@ -178,15 +182,20 @@ def match_chances(payoff_rows: PayoffRows, target: float, *, n_boot: int = 32, s
     win, hands, exact = match_probabilities(rows, probs, target, max_states=max_states,
                                             n_matches=n_matches, seed=seed)
     rng = np.random.default_rng(seed + 1)
+    # Simulated replicates may be smaller: their own simulation variance,
+    # p (1 - p) / n_rep for independent seeds, is taken out of the spread.
+    n_rep = max(n_matches // 4, 1000)
     boot_w, boot_h = [], []
-    for _ in range(n_boot):
+    for b in range(n_boot):
         c = rng.multinomial(n, probs)
-        w, hh, _ = match_probabilities(rows, c / n, target, max_states=max_states,
-                                       n_matches=n_matches, seed=seed)
+        # A score space too big for the estimate is too big for its replicates.
+        w, hh, _ = match_probabilities(rows, c / n, target, max_states=max_states if exact else 0,
+                                       n_matches=n_rep, seed=seed + 2 + b)
         boot_w.append(w)
         boot_h.append(hh)
-    se = np.std(boot_w, axis=0, ddof=1) if n_boot > 1 else np.full(len(win), np.nan)
+    var = np.var(boot_w, axis=0, ddof=1) if n_boot > 1 else np.full(len(win), np.nan)
     hse = float(np.std(boot_h, ddof=1)) if n_boot > 1 else float("nan")
-    if not exact:  # the point estimate's own simulation error
-        se = np.sqrt(se ** 2 + win * (1 - win) / n_matches)
+    if not exact:
+        var = np.maximum(var - win * (1 - win) / n_rep, 0.0) + win * (1 - win) / n_matches
+    se = np.sqrt(var)
     return MatchChances(float(target), win, se, float(hands), hse, exact)
