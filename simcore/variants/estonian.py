@@ -25,9 +25,7 @@ from numba import njit
 
 from ..cards import format_cards, parse_cards
 from ..engine.variant import Decision, Field, Outcome, Variant
-from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
-from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
-from ..kernels import value_two_and_board as _value_two_and_board
+from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_two_and_board
 
 PASS, DISCARD = "pass", "discard"
 
@@ -81,9 +79,9 @@ def _showdown(cards, held, discards, n_players):
     b = 3 * n_players
     bkey = np.empty(n, np.uint64)
     for i in range(n):
-        key = _SUIT_START
+        key = SUIT_START
         for j in range(5):
-            key += _CARD_KEY[np.uint8(cards[i, b + j])]
+            key += CARD_KEY[np.uint8(cards[i, b + j])]
         bkey[i] = key
     values = np.empty((n, n_players), np.int32)
     # Seat by seat, so that every array is read in order. The first pass is
@@ -93,10 +91,10 @@ def _showdown(cards, held, discards, n_players):
         for i in range(n):
             d = discards[p, i]
             # uint8 card indices: numba checks signed ones for wrap-around
-            key = (bkey[i] + _CARD_KEY[np.uint8(held[p, i, 1 if d == 0 else 0])]
-                   + _CARD_KEY[np.uint8(held[p, i, 1 if d == 2 else 2])])
-            flush = np.int32((key & _FLUSH_FLAGS) != np.uint64(0))
-            values[i, p] = np.int32(_RANK_HIGH[_rank_slot(key)]) | (flush << np.int32(31))
+            key = (bkey[i] + CARD_KEY[np.uint8(held[p, i, 1 if d == 0 else 0])]
+                   + CARD_KEY[np.uint8(held[p, i, 1 if d == 2 else 2])])
+            flush = np.int32((key & FLUSH_FLAGS) != np.uint64(0))
+            values[i, p] = np.int32(RANK_HIGH[rank_slot(key)]) | (flush << np.int32(31))
     shares = np.empty((n, n_players), np.float64)
     cats = np.empty((n, n_players), np.int8)
     for i in range(n):
@@ -107,7 +105,7 @@ def _showdown(cards, held, discards, n_players):
                 d = discards[p, i]
                 x = held[p, i, 1 if d == 0 else 0]
                 y = held[p, i, 1 if d == 2 else 2]
-                v = _value_two_and_board(bkey[i] + _CARD_KEY[np.uint8(x)] + _CARD_KEY[np.uint8(y)],
+                v = value_two_and_board(bkey[i] + CARD_KEY[np.uint8(x)] + CARD_KEY[np.uint8(y)],
                                          x, y, cards, i, b)
                 values[i, p] = v
             cats[i, p] = v >> 12

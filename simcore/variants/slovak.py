@@ -25,9 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
-from ..kernels import CARD_KEY as _CARD_KEY, FLUSH_FLAGS as _FLUSH_FLAGS, RANK_HIGH as _RANK_HIGH
-from ..kernels import SUIT_START as _SUIT_START, rank_slot as _rank_slot
-from ..kernels import value_two_and_board as _value_two_and_board
+from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_two_and_board
 from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
@@ -82,16 +80,16 @@ def _showdown_values(up, cards, values):
     """
     n, P = up.shape[0], up.shape[1]
     for i in range(n):
-        bkey = _SUIT_START
+        bkey = SUIT_START
         for j in range(4 * P, 4 * P + 5):
-            bkey += _CARD_KEY[np.uint8(cards[i, j])]
+            bkey += CARD_KEY[np.uint8(cards[i, j])]
         for p in range(P):
             a, b = up[i, p, 0], up[i, p, 1]
-            key = bkey + _CARD_KEY[np.uint8(a)] + _CARD_KEY[np.uint8(b)]
-            if key & _FLUSH_FLAGS:
-                values[i, p] = _value_two_and_board(key, a, b, cards, i, 4 * P)
+            key = bkey + CARD_KEY[np.uint8(a)] + CARD_KEY[np.uint8(b)]
+            if key & FLUSH_FLAGS:
+                values[i, p] = value_two_and_board(key, a, b, cards, i, 4 * P)
             else:
-                values[i, p] = np.int32(_RANK_HIGH[_rank_slot(key)])
+                values[i, p] = np.int32(RANK_HIGH[rank_slot(key)])
 
 
 @njit(cache=True, nogil=True)
