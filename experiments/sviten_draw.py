@@ -49,9 +49,9 @@ CHART_PLAYERS = 6
 QUICK = dict(policy_players=[2, 6, 9], policy_deals=16_000, open_deals=16_000, chart_deals=48_000,
              open_chart_deals=48_000, halves_deals=12_000, reshuffle_players=[5, 7, 9],
              reshuffle_deals=8_000)
-FULL = dict(policy_players=list(range(2, 10)), policy_deals=100_000, open_deals=200_000,
-            chart_deals=480_000, open_chart_deals=600_000, halves_deals=200_000,
-            reshuffle_players=list(range(2, 10)), reshuffle_deals=100_000)
+FULL = dict(policy_players=list(range(2, 10)), policy_deals=200_000, open_deals=400_000,
+            chart_deals=1_500_000, open_chart_deals=3_000_000, halves_deals=400_000,
+            reshuffle_players=list(range(2, 10)), reshuffle_deals=200_000)
 BLOCK = 1 << 13
 
 
