@@ -415,8 +415,8 @@ def plot_chart(df, path):
     axes[0].legend(fontsize=8, loc="lower left")
     r = df.iloc[0]
     fig.suptitle(f"Russian Hold'em: where '{r.policy}' (seat 0, {int(r.players)} players, field "
-                 f"'{r.field}') places a card, by rank and what it does to the hands "
-                 f"(hands ranked by made strength before the card; counts of placements above)")
+                 f"'{r.field}') places a card, by rank and what it does to the hands\n"
+                 f"(hands ranked by made strength before the card; counts of placements above the bars)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
