@@ -200,7 +200,8 @@ def seat_table(players, policies, n_deals, seed, threads, block=1 << 14):
             job = Job(v, P, [lineup(v, P, pol, pol)], known, seed + P, block, [{}])
 
             def run_block(b, n, job=job):
-                return PairedStats.of_block(job.run_block(b, n)[0].payoffs)
+                o = job.run_block(b, n)[0]
+                return PairedStats.of_block(o.payoffs, o.wins, o.ties)
 
             def merge(a, b):
                 a.merge(b)
