@@ -368,3 +368,253 @@ def test_last_dive_plays_the_worst_hand_unless_a_straight_is_made():
     assert got != last("best", "Kd 2c 7d 3c Ks", "Kh", "Qc 5h 2d 8h 3d Jc", held=held)
     # A made flush by keeping three: take it.
     assert last("dive", "Ad 2c Kd 3c Qd", "2h", "Jd 9d 4c 5c 6c 7s", held=held) == 0
+
+
+# -- the game, played ---------------------------------------------------------------------
+
+from simcore import analyze, simulate  # noqa: E402
+from simcore.engine import play_block  # noqa: E402
+from simcore.variants import get_variant  # noqa: E402
+from strategies.registry import lineup as make_lineup  # noqa: E402
+
+V = get_variant("tapiola")
+OBS_KEYS = {"hand", "held", "centre", "towers", "discards", "legal", "seat", "n_players",
+            "decision", "variant", "round"}
+
+
+def fixed_deal(v, P, centre, seats, towers):
+    """One deal: the centre, then per seat its hand cards, then the towers in deal order."""
+    deal = parse_cards(" ".join([centre, *seats, towers]))
+    assert deal.shape == (v.n_slots(P),)
+    return deal[None, :]
+
+
+def play(v, deal, P, spec=None, per_seat=None, record=False, forced=None):
+    lu = make_lineup(v, P, spec, spec)
+    for p, fns in (per_seat or {}).items():
+        lu[p] = dict(lu[p], **{d: (f"seat{p}-{d}", fn) for d, fn in fns.items()})
+    rngs = [np.random.default_rng(p) for p in range(P)]
+    return play_block(v, deal, P, lu, rngs, forced=forced, record=record)
+
+
+def recorder(fn, log):
+    def strategy(obs, rng):
+        log.append({k: (x.copy() if isinstance(x, np.ndarray) else x) for k, x in obs.items()})
+        return fn(obs, rng)
+
+    return strategy
+
+
+# Seat 0 keeps Kd 7d Ks (it throws 2c, then 3c); seat 1 keeps Ah Ad 9s.
+DEAL = ("Kh", ["Kd 7d Ks 2c 3c", "Ah Ad 9s 8s 4c"], "Kc 5h 2d 8h 3d Jc")
+
+
+def test_player_limits_and_the_burn_and_lowball_limits():
+    assert (V.min_players, V.max_players) == (2, 9)
+    assert get_variant("tapiola", burn=True).max_players == 8
+    assert get_variant("tapiola", lowball=True).max_players == 7
+    simulate("tapiola", 9, 300, progress=False)  # nine players use the whole deck
+    with pytest.raises(ValueError, match="2 to 9 players, got 10"):
+        simulate("tapiola", 10, 10, progress=False)
+    with pytest.raises(ValueError, match="2 to 8 players with burn cards, got 9"):
+        simulate("tapiola", 9, 10, progress=False, options={"burn": True})
+    with pytest.raises(ValueError, match="2 to 7 players lowball, got 8"):
+        simulate("tapiola", 8, 10, progress=False, options={"lowball": True})
+    with pytest.raises(ValueError, match="2 to 9 players, got 1"):
+        simulate("tapiola", 1, 10, progress=False)
+
+
+def test_options_scoring_and_lowball_combinations():
+    assert get_variant("tapiola", scoring="points").payoff_unit == "points"
+    assert get_variant("tapiola", scoring="points").payoff_total == 3.0
+    assert get_variant("tapiola", scoring="straight-up-or-die").payoff_total is None
+    with pytest.raises(ValueError, match="straight-up-or-die scores high hands"):
+        get_variant("tapiola", lowball=True, scoring="straight-up-or-die")
+    with pytest.raises(ValueError, match="scoring='chips' is not one of pot, points"):
+        get_variant("tapiola", scoring="chips")
+    assert {o: get_variant("tapiola", scoring=o).match_target for o in T.SCORINGS} == {
+        "pot": 5.0, "points": 10.0, "straight-up-or-die": 15.0}
+
+
+def test_defaults_are_exactly_lowest_and_never():
+    r = simulate("tapiola", 3, 200, progress=False)
+    assert r.table().strategy[0] == "discard=lowest,last=never"
+    lo = simulate("tapiola", 3, 200, progress=False, options={"lowball": True})
+    assert lo.table().strategy[0] == "discard=lowest"
+
+
+def test_naming_last_in_lowball_is_a_clear_error():
+    with pytest.raises(ValueError, match="last discard is a high-game decision"):
+        simulate("tapiola", 3, 100, hero="last=best", progress=False, options={"lowball": True})
+
+
+def test_three_tower_rounds_then_simultaneous_discards_and_what_a_seat_sees():
+    log = []
+    deal = fixed_deal(V, 2, *DEAL)
+    lowest = strategies.resolve("tapiola", "discard", "lowest")[1]
+    never = strategies.resolve("tapiola", "last", "never")[1]
+    out = play(V, deal, 2, per_seat={0: {"discard": recorder(lowest, log), "last": recorder(never, log)}})
+    assert [o["decision"] for o in log] == ["discard"] * 3 + ["last"]
+    assert [o["round"] for o in log[:3]] == [0, 1, 2]
+    for r, o in enumerate(log[:3]):
+        assert set(o) == OBS_KEYS
+        # One card to each tower per round, in deal order; nothing else of the deal.
+        assert o["towers"][0].tolist() == parse_cards("Kc 5h 2d 8h 3d Jc")[: 2 * r + 2].tolist() + [-1] * (4 - 2 * r)
+        assert o["centre"].tolist() == [parse_cards("Kh")[0]]
+        assert o["hand"][0].tolist() == parse_cards("Kd 7d Ks 2c 3c").tolist()
+        assert int(o["held"][0].sum()) == 5 - r  # one mandatory discard per round
+        assert (o["legal"] == o["held"]).all()
+    assert log[1]["discards"][0].tolist() == [3, -1, -1] and log[2]["discards"][0].tolist() == [3, 4, -1]
+    last = log[3]
+    assert set(last) == OBS_KEYS | {"proposed"}
+    assert last["legal"][0].tolist() == [True, True, True, True, False, False]
+    assert last["proposed"].tolist() == [1]  # lowest would throw the 7d
+    # Keeping all three: trip kings beat the aces.
+    assert out.payoffs.tolist() == [[1.0, 0.0]]
+    assert out.wins.tolist() == [[True, False]] and out.categories[0, :, 0].tolist() == [3, 1]
+
+
+def test_the_optional_last_discard_plays_two_cards_and_the_centre():
+    deal = fixed_deal(V, 2, *DEAL)
+    best = play(V, deal, 2, "last=best", record=True)
+    assert best.actions[(0, "last", 0)].tolist() == [2]  # throw the 7d (position 1)
+    # Four kings; seat 1 throws the 9s: aces and kings (the centre and Kc).
+    assert best.categories[0, :, 0].tolist() == [7, 2]
+    always = play(V, deal, 2, "last=always", record=True)
+    # always takes the discard policy's card: lowest throws 7d, and 9s for seat 1.
+    assert always.actions[(0, "last", 0)].tolist() == [2] and always.actions[(1, "last", 0)].tolist() == [3]
+    assert always.categories[0, :, 0].tolist() == [7, 2]
+
+
+def test_points_and_straight_up_or_die_on_a_played_deal():
+    deal = fixed_deal(V, 3, "Kh", ["Kd 7d Ks 2c 3c", "Ah Ad 9s 8s 4c", "Qs Qd 6s 5s 4d"],
+                      "Kc 5h 2d 8h 3d Jc")
+    pts = play(get_variant("tapiola", scoring="points"), deal, 3)
+    # Seat 0 trip kings, seat 1 aces, seat 2 queens (keeps Qs Qd 6s).
+    assert pts.payoffs.tolist() == [[2.0, 1.0, 0.0]]
+    suod = play(get_variant("tapiola", scoring="straight-up-or-die"), deal, 3)
+    # No straight or better: the worst hand (queens) 5, the second worst (aces) 2.
+    assert suod.payoffs.tolist() == [[0.0, 2.0, 5.0]]
+    assert suod.wins.tolist() == [[True, False, False]]  # win_rate keeps its meaning: best hand
+    suod_best = play(get_variant("tapiola", scoring="straight-up-or-die"), deal, 3, "last=best")
+    assert suod_best.payoffs[0, 0] == 4.0  # four kings score their class
+
+
+def test_lowball_six_cards_three_mandatory_discards_best_low_wins():
+    lo = get_variant("tapiola", lowball=True)
+    assert lo.n_slots(2) == 1 + 12 + 6 and [d.name for d in lo.decisions] == ["discard"]
+    deal = fixed_deal(lo, 2, "4h", ["As 2c 3d Kc Qc Jc", "5s 6d 7c 8h 9h Th"], "6c 7d 9c Ts 8d 5d")
+    out = play(lo, deal, 2, "discard=throw-high", record=True)
+    for r in range(3):
+        assert (0, "discard", r) in out.actions
+    # Seat 0 keeps As 2c 3d: with 4h and the 6c, 6-4-3-2-A; seat 1 keeps 5s 6d 7c.
+    assert low("As 2c 3d", "4h", "6c 7d 9c Ts 8d 5d") > low("5s 6d 7c", "4h", "6c 7d 9c Ts 8d 5d")
+    assert out.payoffs.tolist() == [[1.0, 0.0]]
+    assert out.categories[0, 0, 0] == 0  # a high-card low: no pair, straight or flush
+    naive = play(lo, deal, 2, record=True)  # lowest throws 2c, 3d, Jc: seat 0 keeps Qc Kc As
+    assert naive.actions[(0, "discard", 0)].tolist() == [1]
+
+
+def test_information_hidden_cards_never_change_a_seats_observations():
+    # Redeal every other seat's hand: seat 0's observations stay the same, decision by decision.
+    rng = np.random.default_rng(3)
+    P = 4
+    base = np.stack([rng.permutation(52)[: V.n_slots(P)] for _ in range(300)]).astype(np.int8)
+    others = [s for s in range(V.n_slots(P)) if s not in T.hand_slots(P, 0) and s != 0
+              and s not in T.tower_slots(P)]
+    assert sorted(V.hidden_slots(P, 0)) == others
+    logs = []
+    for trial in range(2):
+        deal = base.copy()
+        if trial:
+            for i in range(deal.shape[0]):  # permute the other seats' cards with unseen cards
+                free = np.setdiff1d(np.arange(52), deal[i, [0, *T.hand_slots(P, 0), *T.tower_slots(P)]])
+                deal[i, others] = rng.permutation(free)[: len(others)]
+            assert (deal[:, others] != base[:, others]).any()
+        log = []
+        rec = {d: recorder(strategies.resolve("tapiola", d, p)[1], log)
+               for d, p in (("discard", "made"), ("last", "best"))}
+        play(V, deal, P, "discard=draws,last=best", per_seat={0: rec})
+        logs.append(log)
+    for a, b in zip(*logs, strict=True):
+        for k in a:
+            if isinstance(a[k], np.ndarray):
+                assert np.array_equal(a[k], b[k]), k
+
+
+def test_engine_matches_a_plain_python_eval7_implementation_deal_by_deal():
+    pytest.importorskip("eval7")
+    import eval7
+
+    from experiments.bench_tapiola import python_deal
+    from simcore.cards import card_to_str
+
+    cards7 = [eval7.Card(card_to_str(c)) for c in range(52)]
+    rng = np.random.default_rng(8)
+    P = 4
+    deals = np.stack([rng.permutation(52)[: V.n_slots(P)] for _ in range(400)]).astype(np.int8)
+    for spec, best in (("last=never", False), ("last=best", True)):
+        out = play(V, deals, P, spec)
+        want = [python_deal([int(c) for c in d], P, best, cards7) for d in deals]
+        assert np.allclose(out.payoffs, want), spec
+
+
+# -- analysis ------------------------------------------------------------------------------
+
+
+def test_analysis_the_issue_example_ranks_discarding_the_seven_first():
+    a = analyze("tapiola", 6, hand="Kd 7d Ks", board="Kh Kc 5h 2d 8h 3d Jc", decision="last",
+                progress=False, seed=1)
+    t = a.table()
+    assert t.action[0] == "discard 7d" and a.separated
+    assert set(t.action) == {"discard 7d", "keep all", "discard Kd", "discard Ks"}
+    # The whole board in the high game asks about the last discard by default.
+    assert V.default_decision(board="Kh Kc 5h 2d 8h 3d Jc") == "last"
+
+
+def test_analysis_round_follows_the_tower_cards_and_labels_name_cards():
+    # Centre 2s; A1 9d B1 Th; A2 4c B2 5c: the second discard, holding four cards.
+    known, presets = V.setup(6, hand="As Ad 7c 4h", board="2s 9d Th 4c 5c")
+    assert V.analysis_round("discard", 6, known, 0, board="2s 9d Th 4c 5c") == 1
+    assert V.analysis_round("discard", 6, V.setup(6, board="2s 9d Th")[0], 0, board="2s 9d Th") == 0
+    assert presets == {(0, "discard", 0): 4}  # the unknown fifth card went in round 1
+    assert V.analysis_actions("discard", 6, known) == [0, 1, 2, 3]
+    assert [V.analysis_label("discard", a, known) for a in range(4)] == [
+        "discard As", "discard Ad", "discard 7c", "discard 4h"]
+    a = analyze("tapiola", 4, hand="As Ad 7c 4h", board="2s 9d Th 4c 5c", progress=False, n_deals=40_000)
+    assert len(a.table()) == 4 and a.round == 1
+    with pytest.raises(ValueError, match="at round 2 the hero holds 4 cards, got 5"):
+        V.setup(6, hand="As Ad 7c 4h 2c", board="2s 9d Th 4c 5c")
+    with pytest.raises(ValueError, match="tower cards in pairs"):
+        V.setup(6, hand="As Ad 7c", board="2s 9d")
+    with pytest.raises(ValueError, match="analyse it with decision last"):
+        analyze("tapiola", 6, hand="Kd 7d Ks", board="Kh Kc 5h 2d 8h 3d Jc", decision="discard",
+                progress=False)
+    with pytest.raises(ValueError, match="give the whole board"):
+        analyze("tapiola", 6, hand="Kd 7d Ks 2c", board="Kh Kc 5h", decision="last", progress=False)
+
+
+def test_discarded_field_fixes_the_heros_earlier_discards():
+    known, presets = V.setup(3, hand="As Ad 7c", board="2s 9d Th 4c 5c 6h 8h", discarded="Kc Qc")
+    slots = T.hand_slots(3, 0)
+    assert known[slots].tolist() == parse_cards("As Ad 7c Kc Qc").tolist()
+    assert presets == {(0, "discard", 0): 3, (0, "discard", 1): 4}
+    with pytest.raises(ValueError, match=r"one card per earlier round \(1 at round 2\), got 2"):
+        V.setup(3, hand="As Ad 7c", board="2s 9d Th 4c 5c", discarded="Kc Qc")
+
+
+# -- match chances and rollouts ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scoring", T.SCORINGS)
+def test_match_chances_for_every_scoring(scoring):
+    # Two players: the engine's exact match computation is quick there for every scoring.
+    r = simulate("tapiola", 2, 4000, progress=False, match=True, options={"scoring": scoring})
+    m = r.match
+    assert m.target == T.MATCH_TARGETS[scoring]
+    assert abs(m.win.sum() - 1) < 1e-6 and m.mean_hands > 1
+
+
+def test_rollout_decides_both_decisions():
+    r = simulate("tapiola", 3, 60, hero="discard=rollout:4,last=rollout:4", progress=False, seed=2)
+    assert r.table().n[0] == 60

@@ -460,7 +460,10 @@ class TapiolaHoldem(Variant):
         if discarded is not None:
             if r == 0:
                 raise ValueError("discarded: nothing is discarded before round 1's discard")
-            self.place(known, slots[holds:holds + r], discarded, f"discarded (one per earlier round, {r})")
+            k = len(parse_cards(discarded, allow_empty=True))
+            if k != r:
+                raise ValueError(f"discarded: one card per earlier round ({r} at round {r + 1}), got {k}")
+            self.place(known, slots[holds:holds + r], discarded, "discarded")
         presets = {(seat, DISCARD, q): holds + q for q in range(r)}
         return known, presets
 
