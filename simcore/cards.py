@@ -9,7 +9,7 @@ hearts, spades.  So ``2c`` is 0 and ``As`` is 51.  Arrays of cards use dtype
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -130,7 +130,15 @@ def _validate_ints(cards) -> np.ndarray:
                 f"invalid card value {int(cards[i])} at index {i}; expected 0..{N_CARDS - 1}"
             )
         return cards.astype(np.int8)
-    values = [operator.index(c) for c in cards]
+    values = []
+    for i, c in enumerate(cards):
+        # bool is an int to Python, and 1.7 is not a card: neither may pass as one
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
+            raise TypeError(
+                f"card #{i + 1} is {c!r} ({type(c).__name__}); cards are ints 0..{N_CARDS - 1} "
+                f"or text such as 'As Kd'"
+            )
+        values.append(int(c))
     for i, v in enumerate(values):
         if not 0 <= v < N_CARDS:
             raise ValueError(
@@ -179,7 +187,7 @@ def parse_cards(text, *, allow_empty: bool = False) -> np.ndarray:
         cards = np.array(_parse_text(text), dtype=np.int8)
         where = repr(text)
     else:
-        if not isinstance(text, Iterable):
+        if not isinstance(text, Iterable) or isinstance(text, (bytes, bytearray, Mapping)):
             raise TypeError(
                 f"expected a string or a sequence of card ints, got {type(text).__name__}"
             )
@@ -187,6 +195,8 @@ def parse_cards(text, *, allow_empty: bool = False) -> np.ndarray:
             text = list(text)
             if text and all(isinstance(t, str) for t in text):
                 return parse_cards(" ".join(text), allow_empty=allow_empty)
+            if any(isinstance(t, str) for t in text):
+                raise TypeError(f"expected all text or all card ints, got a mix: {text!r}")
         cards = _validate_ints(text)
         where = repr(cards.tolist())
     if cards.size == 0 and not allow_empty:

@@ -15,6 +15,7 @@ is named (``--hero pass=my-pass``).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -98,7 +99,17 @@ def resolve(variant, decision: str, spec: str):
     entry = entries[name]
     if entry.factory is not None:
         args = [a for a in arg.split(":") if a] if arg else []
-        return spec, entry.factory(v, decision, *args)
+        try:
+            inspect.signature(entry.factory).bind(v, decision, *args)
+        except TypeError:
+            takes = list(inspect.signature(entry.factory).parameters)[2:]
+            what = ("no arguments" if not takes else
+                    "at most " + str(len(takes)) + " (" + ":".join(t.upper() for t in takes) + ")")
+            raise ValueError(f"policy {name!r} takes {what}, got {len(args)} in {spec!r}") from None
+        try:
+            return spec, entry.factory(v, decision, *args)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"policy spec {spec!r}: {e}") from None
     if arg:
         raise ValueError(f"policy {name!r} takes no arguments, got {spec!r}")
     return spec, entry.function
@@ -107,7 +118,10 @@ def resolve(variant, decision: str, spec: str):
 def parse_spec(variant, spec) -> dict[str, str]:
     """``"pass=highest,discard=best-made"`` -> {decision: policy}; checks names.
 
-    A bare policy name (``"random"``) applies to every decision.
+    A bare policy name (``"random"``) applies to every decision, and a
+    ``decision=policy`` beside it wins for that decision (``random,pass=lowest``).
+    A decision named twice, or two bare names, is a ValueError: which one was
+    meant cannot be guessed.
     """
     from simcore.variants import get_variant
 
@@ -115,10 +129,12 @@ def parse_spec(variant, spec) -> dict[str, str]:
     if spec is None or spec == "":
         return {}
     if isinstance(spec, dict):
-        items = list(spec.items())
+        items, bare = list(spec.items()), []
+    elif not isinstance(spec, str):
+        raise TypeError(f"a policy spec is a string such as 'pass=highest' or a dict, got {type(spec).__name__}")
     else:
-        items = []
-        for part in str(spec).split(","):
+        items, bare = [], []
+        for part in spec.split(","):
             part = part.strip()
             if not part:
                 continue
@@ -126,12 +142,23 @@ def parse_spec(variant, spec) -> dict[str, str]:
                 d, _, p = part.partition("=")
                 items.append((d.strip(), p.strip()))
             else:
-                items.extend((d.name, part) for d in v.decisions)
+                bare.append(part)
+    if len(bare) > 1:
+        raise ValueError(f"policy spec {spec!r} names {len(bare)} policies for every decision "
+                         f"({', '.join(map(repr, bare))}); give one")
     out = {}
     for d, p in items:
+        if not isinstance(d, str) or not isinstance(p, str):
+            raise TypeError(f"a policy spec maps decision names to policy names, got {d!r}: {p!r}")
         v.decision(d)  # raises with the list of decisions
+        if d in out:
+            raise ValueError(f"policy spec {spec!r} gives {d} twice ({out[d]!r} and {p!r}); give one")
         resolve(v, d, p)  # raises with the list of policies
         out[d] = p
+    for p in bare:
+        for dec in v.decisions:
+            resolve(v, dec.name, p)
+            out.setdefault(dec.name, p)
     return out
 
 
@@ -142,10 +169,17 @@ def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat
 
     v = get_variant(variant)
     hero_spec, field_spec = parse_spec(v, hero), parse_spec(v, field)
-    seat_specs = {int(k): parse_spec(v, s) for k, s in (seats or {}).items()}
+    seat_specs = {}
+    for k, s in (seats or {}).items():
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ValueError(f"seat {k!r} in seats is not a seat number")
+        seat_specs[int(k)] = parse_spec(v, s)
     for k in seat_specs:
         if not 0 <= k < n_players:
             raise ValueError(f"--seat {k}: seats are 0..{n_players - 1}")
+    if hero_spec and hero_seat in seat_specs:
+        raise ValueError(f"seat {hero_seat} is the hero seat: its strategy comes from the hero spec "
+                         f"(--hero, or --a/--b), so --seat {hero_seat}= conflicts with it; give one")
     out = []
     for seat in range(n_players):
         chosen = {d.name: default_policy(v.name, d.name) for d in v.decisions}

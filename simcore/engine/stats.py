@@ -15,6 +15,14 @@ from numba import njit
 
 Z95 = 1.959963984540054
 N_CATEGORIES = 9
+# Below this many deals a normal 95% interval is not one: with a 15% outcome
+# (a pair of aces losing) 100 deals hold about 15 events, the fewest for which
+# the normal approximation is roughly right. Results below it say so.
+MIN_INTERVAL_DEALS = 100
+# A stopping rule (--precision, analysis separation) looks only from here on:
+# after a couple of deals the sample variance is often zero and a lucky start
+# would stop the run with a zero-width interval.
+MIN_STOP_DEALS = 1000
 
 
 def _mean_se(total, total_sq, n):
@@ -22,6 +30,8 @@ def _mean_se(total, total_sq, n):
     if n == 0:
         return np.full_like(np.asarray(total, float), np.nan), np.full_like(np.asarray(total, float), np.nan)
     mean = total / n
+    if n == 1:  # one deal has no spread to measure: no interval, not a zero-width one
+        return mean, np.full_like(np.asarray(mean, float), np.nan)
     var = np.maximum(total_sq / n - mean**2, 0.0) * n / max(n - 1, 1)
     return mean, np.sqrt(var / n)
 
@@ -125,21 +135,27 @@ def _seat_sums(payoffs, wins, ties, categories, winning):
     cats = np.zeros((p, h, N_CATEGORIES), np.int64)
     won = np.zeros((h, N_CATEGORIES), np.int64)
     given = winning.shape[0] == n
+    # The sums run seat by seat in deal order (the order a run's numbers were
+    # always summed in); the counts follow in a second pass.
     for i in range(n):
-        first = -1
         for j in range(p):
             x = payoffs[i, j]
             total[j] += x
             squares[j] += x * x
-            n_wins[j] += wins[i, j]
-            n_ties[j] += ties[i, j]
-            if first < 0 and (wins[i, j] or ties[i, j]):
+    for i in range(n):
+        first = -1
+        for j in range(p):
+            w = wins[i, j]
+            t = ties[i, j]
+            n_wins[j] += w
+            n_ties[j] += t
+            if first < 0 and (w or t):
                 first = j
-            for k in range(h):
+        for k in range(h):
+            for j in range(p):
                 c = categories[i, j, k]
                 if c >= 0:
                     cats[j, k, c] += 1
-        for k in range(h):
             c = winning[i, k] if given else (categories[i, first, k] if first >= 0 else -1)
             if c >= 0:
                 won[k, c] += 1
@@ -207,8 +223,9 @@ class PairedStats:
         return _mean_se(t, sq, self.n)
 
     def separated(self) -> bool:
-        """Is the best alternative ahead of every other at 95%?"""
-        if self.n < 2:
+        """Is the best alternative ahead of every other at 95%? (Never below
+        ``MIN_INTERVAL_DEALS`` deals: too few for an interval.)"""
+        if self.n < MIN_INTERVAL_DEALS:
             return False
         mean, _ = self.share()
         best = int(np.argmax(mean))

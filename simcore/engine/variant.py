@@ -455,9 +455,10 @@ class Table:
             actions = np.asarray(forced, dtype=np.int64)
         else:
             name, fn = self.strategies[seat][decision]
-            obs = dict(obs, seat=seat, n_players=self.n_players, decision=decision,
-                       variant=self.variant.name, round=round)
-            actions = check_actions(fn(obs, self.rngs[seat]), legal, name, decision)
+            answer = call_guarded(fn, obs, self.rngs[seat], name, decision, seat, round,
+                                  {"seat": seat, "n_players": self.n_players, "decision": decision,
+                                   "variant": self.variant.name, "round": round})
+            actions = check_actions(answer, legal, name, decision)
             if forced is None:
                 return actions
             actions = np.where(forced >= 0, forced, actions)
@@ -468,6 +469,76 @@ class Table:
                 f"of seat {seat} (deal {i})"
             )
         return actions
+
+
+def _ours(fn) -> bool:
+    """Is ``fn`` a built-in policy (an error in it is a bug of pvsim, not the user's)?"""
+    module = getattr(fn, "__module__", None) or ""
+    return module.split(".")[0] in ("strategies", "simcore")
+
+
+def call_guarded(fn, obs: dict, rng, name: str, decision: str, seat: int, round: int = 0,
+                 scalars: dict | None = None):
+    """Call a strategy on ``obs`` so that nothing it does to its arrays reaches the game.
+
+    Every array reaches the strategy as a read-only view through a read-only
+    buffer, which numpy refuses to make writeable again (``flags.writeable =
+    True`` raises inside the strategy). The arrays behind those views (and
+    their bases, which a strategy could reach through ``.base``) are locked
+    read-only for the call and must still be so afterwards; one made writeable
+    is a :class:`StrategyError` naming the strategy. No array is copied, so a
+    decision costs a few microseconds per array however large the block
+    (writes through raw pointers, ctypes or the garbage collector are beyond
+    what this guards). An exception inside a user's strategy becomes a
+    StrategyError naming the strategy, decision, seat and round, with the
+    original as its cause; one in a built-in policy is a bug and propagates
+    unchanged.
+    """
+    shown = {}
+    locked = []  # (array, writeable before, depth in its base chain)
+    seen = set()
+    for key, a in obs.items():
+        if not isinstance(a, np.ndarray):
+            shown[key] = a
+            continue
+        x, depth = a, 0
+        while isinstance(x, np.ndarray) and id(x) not in seen:
+            seen.add(id(x))
+            w = x.flags.writeable
+            if w:
+                x.flags.writeable = False
+            locked.append((x, w, depth))
+            x, depth = x.base, depth + 1
+        try:
+            shown[key] = np.asarray(memoryview(a))
+        except (TypeError, ValueError, NotImplementedError):  # a dtype the buffer protocol lacks
+            shown[key] = a.copy()
+            shown[key].flags.writeable = False
+    shown.update(scalars or {})
+    cheated = False
+    try:
+        answer = fn(shown, rng)
+    except StrategyError:
+        raise
+    except Exception as e:
+        if _ours(fn):
+            raise
+        hint = ""
+        if "WRITEABLE" in str(e) or "read-only" in str(e):
+            hint = " (observations are read-only: copy an array to change it)"
+        raise StrategyError(f"strategy {name!r} for {decision} (seat {seat}, round {round}) raised "
+                            f"{type(e).__name__}: {e}{hint}") from e
+    finally:
+        cheated = any(x.flags.writeable for x, _, _ in locked)
+        # Bases first: numpy lets a view be writeable only over a writeable base.
+        for x, w, _ in sorted(locked, key=lambda t: -t[2]):
+            if x.flags.writeable != w:
+                x.flags.writeable = w
+    if cheated:
+        raise StrategyError(f"strategy {name!r} for {decision} (seat {seat}, round {round}) made an "
+                            f"observation writeable: strategies must not change what they are given "
+                            f"(copy an array to change it)")
+    return answer
 
 
 @njit(cache=True, nogil=True)
