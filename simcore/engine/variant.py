@@ -147,6 +147,7 @@ class Outcome:
         return cls(shares, shares == 1.0, (shares > 0.0) & (shares < 1.0), categories)
 
 
+
 class SharedState:
     """State arrays that a variant changes between sequential decisions, shown
     to strategies as read-only snapshots without copying them every time.
