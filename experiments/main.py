@@ -18,7 +18,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the full runs behind the committed results")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    ap.add_argument("--only", choices=["estonian", "slovak", "sviten", "russian"], action="append",
+    ap.add_argument("--only", choices=["estonian", "slovak", "sviten", "russian", "tapiola"], action="append",
                     help="run only this experiment (repeatable)")
     ap.add_argument("--results", type=Path, default=Path("results"), help="results folder (default ./results)")
     args = ap.parse_args(argv)
@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     jobs = {"estonian": estonian_pass, "slovak": slovak_exchange}
     from . import sviten_draw; jobs["sviten"] = sviten_draw  # noqa: E702
     from . import russian_placement; jobs["russian"] = russian_placement  # noqa: E702
+    from . import tapiola_discards; jobs["tapiola"] = tapiola_discards  # noqa: E702
     for name, module in jobs.items():
         if args.only and name not in args.only:
             continue

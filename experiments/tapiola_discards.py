@@ -1,0 +1,463 @@
+"""Tapiola Hold'em: which discard policy wins, what the last discard is worth, match chances.
+
+Run ``python -m experiments.tapiola_discards [--full] [--threads K] [--out DIR]``.
+
+Four studies, every comparison paired on the same deals, written to ``results/tapiola/``:
+
+1. ``policies.csv`` / ``policies.png``: seat 0 plays each discard policy
+   (``last=never``) against a field on the defaults, for 2 to 9 players, under
+   each scoring system (pot, points, straight-up-or-die) and in lowball (pot),
+   with the paired difference to ``lowest`` on the same deals.
+2. ``last_discard.csv`` / ``last_discard.png``: seat 0 discards with the best
+   high-game policy of study 1 and plays each last-discard policy (``never``,
+   ``always``, ``best``, ``dive``); paired differences to ``never`` and how
+   often ``best`` keeps two cards and the centre (every card is known then,
+   so that is how often it is right by the hand's strength).
+3. ``match.csv``: the chance that seat 0, with the best policies of studies 1
+   and 2 for its scoring, wins a match (first to 5 pots, 10 points, 15
+   points) against a field on the defaults, with the mean match length; the
+   fair chance is 1/P.
+4. ``discard_chart.csv`` / ``discard_chart.png``: which card the best
+   high-game policy throws at the first discard, by what the hand holds
+   (nothing, a pair, two pair, trips; three or more of a suit) and what the
+   first tower cards show (a tower card pairs a hand card, matches the
+   hand's long suit, or neither). Read straight from the policy kernel on
+   random situations: no game is played.
+
+Quick mode (default) takes about 40 s on two cores; ``--full`` about five
+minutes. ``provenance.json`` records the command, seeds, deal counts, git
+commit, package versions and the seconds of each study.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .provenance import git_commit, versions
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANT = "tapiola"
+SEED = 2031
+HIGH_POLICIES = ["lowest", "pairs", "draws", "made", "dive"]
+LOW_POLICIES = ["lowest", "throw-high", "distinct-low", "best-low"]
+LAST_POLICIES = ["never", "always", "best", "dive"]
+BASELINE = "lowest"
+# (label, options): the three scoring systems of the high game, and lowball.
+FORMS = [
+    ("pot", {}),
+    ("points", {"scoring": "points"}),
+    ("straight-up-or-die", {"scoring": "straight-up-or-die"}),
+    ("lowball", {"lowball": True}),
+]
+HEADLINE_PLAYERS = 6
+
+QUICK = dict(policy_players=[2, 6, 9], policy_deals=16_384, last_players=[2, 6, 9],
+             last_deals=16_384, match_players=[2, 6], match_deals=16_384, chart_situations=100_000)
+FULL = dict(policy_players=list(range(2, 10)), policy_deals=131_072, last_players=list(range(2, 10)),
+            last_deals=131_072, match_players=[2, 4, 6, 9], match_deals=262_144,
+            chart_situations=1_000_000)
+BLOCK = 1 << 13
+
+
+def _z():
+    from simcore.engine.stats import Z95
+
+    return Z95
+
+
+def _merge(a, b):
+    """Merge two block results: statistics (anything with ``merge``) in place, counts add."""
+    out = []
+    for x, y in zip(a, b):
+        if hasattr(x, "merge"):
+            x.merge(y)
+            out.append(x)
+        else:
+            out.append(x + y)
+    return tuple(out)
+
+
+def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
+    """Seat 0 under each lineup on the same deals: PairedStats, plus ``extra(outcomes)`` sums."""
+    from simcore.engine import Job, map_blocks
+    from simcore.engine.stats import PairedStats
+
+    job = Job(v, P, lineups, np.full(v.n_slots(P), -1, np.int8), seed, BLOCK, [{}] * len(lineups),
+              record=record)
+
+    def run_block(b, n):
+        outs = job.run_block(b, n)
+        return (PairedStats.of_outcomes(outs, 0),) + (tuple(extra(outs)) if extra else ())
+
+    acc = map_blocks(run_block, n_deals, BLOCK, _merge, threads=threads)[0]
+    return acc if extra else acc[0]
+
+
+def _rows(st, labels, base, common):
+    z = _z()
+    mean, se = st.share()
+    rows = []
+    for a, lab in enumerate(labels):
+        d, dse = st.diff(a, base)
+        rows.append({**common, "strategy": lab, "seat": 0, "n": st.n, "share": mean[a],
+                     "stderr": se[a], "ci_low": mean[a] - z * se[a], "ci_high": mean[a] + z * se[a],
+                     "win_rate": st.wins[a] / st.n, "tie_rate": st.ties[a] / st.n,
+                     "diff": d, "diff_stderr": dse, "diff_ci_low": d - z * dse,
+                     "diff_ci_high": d + z * dse})
+    return rows
+
+
+# -- 1. discard policies -----------------------------------------------------------------------
+
+
+def policy_table(players, n_deals, seed, threads):
+    """Seat 0 with each discard policy against a default field, per form and table size."""
+    import pandas as pd
+
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    rows = []
+    for f, (form, opts) in enumerate(FORMS):
+        v = get_variant(VARIANT, **opts)
+        pols = LOW_POLICIES if v.lowball else HIGH_POLICIES
+        for P in players:
+            if P > v.max_players:
+                continue
+            lus = [lineup(v, P, f"discard={p}", None) for p in pols]
+            st = _paired(v, P, lus, n_deals, seed + 100 * f + P, threads)
+            rows += _rows(st, pols, pols.index(BASELINE),
+                          {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                           "field": "defaults", "baseline": BASELINE})
+    return pd.DataFrame(rows)
+
+
+def best_policy(df, form, players=HEADLINE_PLAYERS):
+    """The policy with the highest paired difference at ``players`` in ``form``."""
+    sub = df[(df.form == form) & (df.players == players)]
+    return str(sub.loc[sub["diff"].idxmax(), "strategy"])
+
+
+def plot_policies(df, path):
+    import matplotlib.pyplot as plt
+
+    forms = list(dict.fromkeys(df.form))
+    fig, axes = plt.subplots(1, len(forms), figsize=(4.6 * len(forms), 4.4), squeeze=False)
+    for ax, form in zip(axes[0], forms):
+        sub = df[(df.form == form) & (df.strategy != BASELINE)]
+        pols = list(dict.fromkeys(sub.strategy))
+        for k, pol in enumerate(pols):
+            s = sub[sub.strategy == pol]
+            x = s.players + (k - (len(pols) - 1) / 2) * 0.12
+            ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
+                        fmt="o-", ms=3, capsize=2, label=pol)
+        ax.axhline(0, color="grey", lw=0.8)
+        unit = sub.unit.iloc[0]
+        ax.set_title(f"{form}")
+        ax.set_xlabel("players")
+        ax.set_ylabel(f"seat 0 gain over 'lowest' ({unit} per hand, 95% CI)")
+        ax.legend(fontsize=8)
+    fig.suptitle("Tapiola Hold'em: discard policies against a field on the defaults "
+                 "(paired on the same deals)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- 2. the last discard ----------------------------------------------------------------------
+
+
+def last_table(players, n_deals, seed, threads, discard):
+    """Seat 0 with each last-discard policy (discard policy ``discard[form]``), paired."""
+    import pandas as pd
+
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    rows = []
+    best_i = LAST_POLICIES.index("best")
+
+    def extra(outs):
+        took = outs[best_i].actions[(0, "last", 0)] > 0
+        return (int(took.sum()),)
+
+    for f, (form, opts) in enumerate(FORMS):
+        if opts.get("lowball"):
+            continue
+        v = get_variant(VARIANT, **opts)
+        for P in players:
+            lus = [lineup(v, P, f"discard={discard[form]},last={p}", None) for p in LAST_POLICIES]
+            st, took = _paired(v, P, lus, n_deals, seed + 100 * f + P, threads, extra, record=True)
+            z = _z()
+            frac = took / st.n
+            fse = np.sqrt(frac * (1 - frac) / st.n)
+            for r in _rows(st, LAST_POLICIES, LAST_POLICIES.index("never"),
+                           {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                            "field": "defaults", "discard": discard[form], "baseline": "never"}):
+                if r["strategy"] == "best":
+                    r.update(two_plus_centre=frac, two_plus_centre_ci_low=frac - z * fse,
+                             two_plus_centre_ci_high=frac + z * fse)
+                # best minus always, on the same deals
+                if r["strategy"] == "always":
+                    d, dse = st.diff(best_i, LAST_POLICIES.index("always"))
+                    r.update(best_minus_this=d, best_minus_this_ci_low=d - z * dse,
+                             best_minus_this_ci_high=d + z * dse)
+                rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def plot_last(df, path):
+    import matplotlib.pyplot as plt
+
+    forms = list(dict.fromkeys(df.form))
+    fig, axes = plt.subplots(1, len(forms) + 1, figsize=(4.6 * (len(forms) + 1), 4.4), squeeze=False)
+    for ax, form in zip(axes[0], forms):
+        sub = df[(df.form == form) & (df.strategy != "never")]
+        pols = list(dict.fromkeys(sub.strategy))
+        for k, pol in enumerate(pols):
+            s = sub[sub.strategy == pol]
+            x = s.players + (k - (len(pols) - 1) / 2) * 0.12
+            ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
+                        fmt="o-", ms=3, capsize=2, label=f"last={pol}")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(f"{form} (discard={sub.discard.iloc[0]})")
+        ax.set_xlabel("players")
+        ax.set_ylabel(f"gain over last=never ({sub.unit.iloc[0]} per hand, 95% CI)")
+        ax.legend(fontsize=8)
+    ax = axes[0, -1]
+    for form in forms:
+        s = df[(df.form == form) & (df.strategy == "best")]
+        ax.errorbar(s.players, 100 * s.two_plus_centre,
+                    yerr=100 * (s.two_plus_centre - s.two_plus_centre_ci_low), fmt="o-", capsize=2,
+                    label=form)
+    ax.set_title("how often two cards + the centre is the stronger hand")
+    ax.set_xlabel("players")
+    ax.set_ylabel("% of deals, last=best (95% CI)")
+    ax.legend(fontsize=8)
+    fig.suptitle("Tapiola Hold'em: what the optional last discard is worth (paired on the same deals)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- 3. match chances -------------------------------------------------------------------------
+
+
+def match_table(players, n_deals, seed, threads, best):
+    """Seat 0 with ``best[form]`` against a default field: match chances per scoring."""
+    import pandas as pd
+
+    from simcore.engine import PayoffRows, match_chances
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    z = _z()
+    rows = []
+    for f, (form, opts) in enumerate(FORMS):
+        v = get_variant(VARIANT, **opts)
+        for P in players:
+            if P > v.max_players:
+                continue
+            for spec in (best[form], None):
+                lus = [lineup(v, P, spec, None)]
+                st, payoff_rows = _paired(v, P, lus, n_deals, seed + 100 * f + P, threads,
+                                          lambda outs: (PayoffRows.of_block(outs[0].payoffs),))
+                # A small exact-state budget: the engine then simulates the matches, which
+                # keeps straight-up-or-die (many distinct rows) to seconds.
+                m = match_chances(payoff_rows, v.match_target, n_boot=16, max_states=2000,
+                                  n_matches=20_000)
+                mean, se = st.share()
+                rows.append({
+                    "variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                    "strategy": spec or "defaults", "field": "defaults", "seat": 0, "n": st.n,
+                    "target": v.match_target, "share": mean[0], "share_ci_low": mean[0] - z * se[0],
+                    "share_ci_high": mean[0] + z * se[0], "match_win": m.win[0],
+                    "match_stderr": m.stderr[0], "match_ci_low": m.ci_low[0],
+                    "match_ci_high": m.ci_high[0], "fair": 1 / P, "mean_hands": m.mean_hands,
+                    "mean_hands_ci_low": m.mean_hands - z * m.mean_hands_stderr,
+                    "mean_hands_ci_high": m.mean_hands + z * m.mean_hands_stderr, "exact": m.exact,
+                })
+    return pd.DataFrame(rows)
+
+
+# -- 4. the discard chart ---------------------------------------------------------------------
+
+HAND_TYPES = ["no pair", "no pair, 3+ suited", "one pair", "two pair", "trips or better"]
+TOWER_TYPES = ["a tower card pairs the hand", "a tower card suits the long suit", "neither"]
+THROWN = ["lowest card", "a paired card", "a long-suit card", "highest card", "another card"]
+
+
+def chart_table(n_situations, seed, policy):
+    """Round-1 discards of ``policy`` on random situations, by hand type and tower type."""
+    import pandas as pd
+
+    from strategies import tapiola as S
+
+    code = dict((n, c) for n, c, _ in S.DISCARD_POLICIES)[policy]
+    rng = np.random.default_rng(seed)
+    cards = np.argsort(rng.random((n_situations, 52)), axis=1)[:, :8].astype(np.int8)
+    hand = np.ascontiguousarray(cards[:, :5])
+    centre = np.ascontiguousarray(cards[:, 5])
+    towers = np.full((n_situations, 6), -1, np.int8)
+    towers[:, :2] = cards[:, 6:8]
+    held = np.ones((n_situations, 5), np.bool_)
+    thrown = np.empty(n_situations, np.int64)
+    S.discard_rows(hand, held, centre, towers, code, thrown)
+
+    ranks, suits = hand >> 2, hand & 3
+    rank_counts = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # (n, 5) multiplicity
+    suit_counts = (suits[:, :, None] == suits[:, None, :]).sum(axis=2)
+    pairs = (rank_counts >= 2).sum(axis=1)  # cards in a pair or more
+    top_group = rank_counts.max(axis=1)
+    long_suit = suit_counts.max(axis=1) >= 3
+    htype = np.where(top_group >= 3, 4, np.where(pairs >= 4, 3, np.where(pairs == 2, 2,
+                     np.where(long_suit, 1, 0))))
+    trank, tsuit = towers[:, :2] >> 2, towers[:, :2] & 3
+    tower_pairs = (trank[:, :, None] == ranks[:, None, :]).any(axis=(1, 2))
+    lsuit = np.take_along_axis(suits, suit_counts.argmax(axis=1)[:, None], axis=1)[:, 0]
+    tower_suits = long_suit & (tsuit == lsuit[:, None]).any(axis=1)
+    ttype = np.where(tower_pairs, 0, np.where(tower_suits, 1, 2))
+
+    rows_i = np.arange(n_situations)
+    card = hand[rows_i, thrown]
+    lowest = card == hand.min(axis=1)
+    highest = card == hand.max(axis=1)
+    paired = rank_counts[rows_i, thrown] >= 2
+    in_long = long_suit & (suit_counts[rows_i, thrown] >= 3)
+    what = np.where(paired, 1, np.where(in_long, 2, np.where(lowest, 0, np.where(highest, 3, 4))))
+
+    z = _z()
+    rows = []
+    for h, hname in enumerate(HAND_TYPES):
+        for t, tname in enumerate(TOWER_TYPES):
+            sel = (htype == h) & (ttype == t)
+            n = int(sel.sum())
+            for w, wname in enumerate(THROWN):
+                k = int((what[sel] == w).sum())
+                p = k / n if n else float("nan")
+                se = np.sqrt(p * (1 - p) / n) if n else float("nan")
+                rows.append({"variant": VARIANT, "policy": policy, "round": 1, "hand": hname,
+                             "towers": tname, "thrown": wname, "n": n, "count": k, "fraction": p,
+                             "ci_low": p - z * se, "ci_high": p + z * se})
+    return pd.DataFrame(rows)
+
+
+def plot_chart(df, path):
+    import matplotlib.pyplot as plt
+
+    colours = ["#6baed6", "#fd8d3c", "#74c476", "#de2d26", "#bdbdbd"]
+    fig, axes = plt.subplots(1, len(TOWER_TYPES), figsize=(15, 4.8), sharey=True)
+    for ax, tname in zip(axes, TOWER_TYPES):
+        sub = df[df.towers == tname]
+        bottom = np.zeros(len(HAND_TYPES))
+        for w, wname in enumerate(THROWN):
+            vals = np.array([sub[(sub.hand == h) & (sub.thrown == wname)].fraction.iloc[0]
+                             for h in HAND_TYPES])
+            vals = np.nan_to_num(vals)
+            ax.barh(HAND_TYPES, 100 * vals, left=100 * bottom, color=colours[w], label=wname)
+            bottom += vals
+        ax.set_title(f"first towers: {tname}", fontsize=10)
+        ax.set_xlabel("% of first discards")
+        ax.invert_yaxis()
+    axes[0].set_ylabel("the five dealt hand cards")
+    axes[-1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Tapiola Hold'em: which card '{df.policy.iloc[0]}' throws first, "
+                 "by what the hand holds and what the towers show")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- main ---------------------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.tapiola_discards",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
+    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--out", type=Path, default=ROOT / "results" / "tapiola")
+    args = p.parse_args(argv)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import strategies  # noqa: F401  (registers the policies)
+    from simcore.engine.runner import default_threads
+
+    cfg = FULL if args.full else QUICK
+    threads = args.threads or default_threads()
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    prov = {
+        "command": " ".join(["python -m experiments.tapiola_discards"]
+                            + list(argv if argv is not None else sys.argv[1:])),
+        "mode": "full" if args.full else "quick", "seed": args.seed, "threads": threads,
+        "git_commit": git_commit(), "versions": versions(), "config": cfg, "studies": {},
+    }
+    start = time.perf_counter()
+
+    def done(name, t0, **extra):
+        prov["studies"][name] = {"seconds": round(time.perf_counter() - t0, 1), **extra}
+        print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+
+    t0 = time.perf_counter()
+    pol = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads)
+    pol.to_csv(out / "policies.csv", index=False)
+    plot_policies(pol, out / "policies.png")
+    best_discard = {form: best_policy(pol, form) for form, _ in FORMS}
+    done("policies", t0, deals=cfg["policy_deals"], players=cfg["policy_players"], best=best_discard)
+
+    t0 = time.perf_counter()
+    last = last_table(cfg["last_players"], cfg["last_deals"], args.seed + 1, threads, best_discard)
+    last.to_csv(out / "last_discard.csv", index=False)
+    plot_last(last, out / "last_discard.png")
+    best_last = {}
+    for form, _ in FORMS:
+        sub = last[(last.form == form) & (last.players == HEADLINE_PLAYERS)]
+        best_last[form] = str(sub.loc[sub["diff"].idxmax(), "strategy"]) if len(sub) else None
+    done("last", t0, deals=cfg["last_deals"], players=cfg["last_players"], best=best_last)
+
+    t0 = time.perf_counter()
+    best = {form: f"discard={best_discard[form]}" + (f",last={best_last[form]}" if best_last[form] else "")
+            for form, _ in FORMS}
+    match = match_table(cfg["match_players"], cfg["match_deals"], args.seed + 2, threads, best)
+    match.to_csv(out / "match.csv", index=False)
+    done("match", t0, deals=cfg["match_deals"], players=cfg["match_players"], strategies=best)
+
+    t0 = time.perf_counter()
+    chart = chart_table(cfg["chart_situations"], args.seed + 3, best_discard["pot"])
+    chart.to_csv(out / "discard_chart.csv", index=False)
+    plot_chart(chart, out / "discard_chart.png")
+    done("chart", t0, situations=cfg["chart_situations"], policy=best_discard["pot"])
+
+    import pandas as pd
+
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        P = HEADLINE_PLAYERS
+        print(f"\nDiscard policies, seat 0 against a default field, {P} players "
+              "(gain over 'lowest' on the same deals, 95% CI):")
+        s = pol[pol.players == P]
+        print(s[["form", "strategy", "share", "ci_low", "ci_high", "diff", "diff_ci_low",
+                 "diff_ci_high"]].round(4).to_string(index=False))
+        print(f"\nThe last discard, {P} players (gain over 'never'; two+centre: how often 'best' takes it):")
+        s = last[last.players == P]
+        print(s[["form", "discard", "strategy", "share", "diff", "diff_ci_low", "diff_ci_high",
+                 "two_plus_centre"]].round(4).to_string(index=False))
+        print("\nMatch chances, seat 0 with the best policies against a default field:")
+        print(match[["form", "players", "strategy", "target", "match_win", "match_ci_low",
+                     "match_ci_high", "fair", "mean_hands"]].round(4).to_string(index=False))
+    prov["seconds"] = round(time.perf_counter() - start, 1)
+    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+    print(f"wrote {out} ({prov['seconds']} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
