@@ -17,6 +17,10 @@ Card keys and bit sets
     when some suit holds five or more cards. :data:`CARD_BIT` (52,) uint64: a
     card's bit (rank + 16*suit) in a 64-bit card set, so a suit's ranks are one
     13-bit field; OR-ed together they tell which ranks the flush suit holds.
+    :data:`KEY_U8`, :data:`BIT_U8` (256,) uint64: the same, indexed by a card
+    read as ``np.uint8`` and safe for any value: past 51 a key is
+    :data:`BAD_CARD_KEY` (bits 56 and up, outside every field) and a bit is
+    :data:`BAD_CARD_BIT`, so bad input reads inside the tables and shows.
 Lookups from keys
     :func:`rank_slot` (the perfect hash of a rank multiset into
     :data:`RANK_HIGH` / :data:`RANK_LOW`), :func:`flush_ranks`,
@@ -53,13 +57,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 __all__ = [
-    "CARD_KEY", "CARD_BIT", "SUIT_START", "FLUSH_FLAGS", "RANK_MASK32",
+    "CARD_KEY", "CARD_BIT", "KEY_U8", "BIT_U8", "BAD_CARD_KEY", "BAD_CARD_BIT", "SUIT_START", "FLUSH_FLAGS", "RANK_MASK32",
     "RANK_HIGH", "RANK_LOW", "FLUSH_HIGH", "FLUSH_LOW", "DISP", "CLASS_RANKS",
     "HASH_MUL", "BUCKET_SHIFT", "SLOT_SHIFT", "SLOT_MASK", "LOW_TOP",
-    "rank_slot", "flush_ranks", "value_high", "value_low5", "flush_value",
+    "popcount", "rank_slot", "flush_ranks", "value_high", "value_low5", "flush_value",
     "value_two_and_board", "value_five_high", "value_five_low",
     "best_choice_value", "best_omaha_value", "category_high", "category_low",
 ]
@@ -92,8 +98,33 @@ CARD_KEY = np.array(
 # A card's bit in a 64-bit set: rank + 16*suit, so a suit's ranks are one 13-bit field.
 CARD_BIT = np.array([1 << (c // 4 + 16 * (c % 4)) for c in range(52)], dtype=np.uint64)
 
+# The same tables indexed by a card read as uint8 (negative cards wrap to
+# 128..255), 256 entries so that no card value reads outside them. Past 51 a
+# key is BAD_CARD_KEY (above every field, so ranks and suits are untouched
+# and a sum of at most 255 keys keeps it) and a bit is BAD_CARD_BIT, which no
+# card uses. A kernel that sums these can tell bad input afterwards (see
+# simcore.evaluate) and never crashes on it.
+BAD_CARD_KEY = np.uint64(1 << 56)
+BAD_CARD_BIT = np.uint64(1 << 63)
+KEY_U8 = np.full(256, BAD_CARD_KEY, np.uint64)
+KEY_U8[:52] = CARD_KEY
+BIT_U8 = np.full(256, BAD_CARD_BIT, np.uint64)
+BIT_U8[:52] = CARD_BIT
+
 # Ace-to-six values are stored inverted so that the best low is the highest value.
 LOW_TOP = 9 << 12
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """Number of set bits of a uint64 (one instruction: LLVM's ctpop)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -147,9 +178,10 @@ def flush_value(cards, i, k, key):
          + np.uint64(3) * ((f >> np.uint64(12)) & np.uint64(1)))
     mask = np.uint64(0)
     for j in range(k):
-        c = np.uint64(cards[i, j])
+        # uint8 and the 13-bit mask: a bad card cannot index past the table
+        c = np.uint64(np.uint8(cards[i, j]))
         mask |= np.uint64((c & np.uint64(3)) == s) << (c >> np.uint64(2))
-    return np.int32(FLUSH_HIGH[mask])
+    return np.int32(FLUSH_HIGH[mask & np.uint64(0x1FFF)])
 
 
 @njit(cache=True, nogil=True, inline="never")
@@ -160,9 +192,9 @@ def value_two_and_board(key, a, b, cards, i, start):
     For the variants' showdowns, which sum keys themselves and need the card
     bits only when ``key`` flags a flush; out of line, since that is rare.
     """
-    bits = CARD_BIT[np.uint8(a)] | CARD_BIT[np.uint8(b)]
+    bits = BIT_U8[np.uint8(a)] | BIT_U8[np.uint8(b)]
     for j in range(start, start + 5):
-        bits |= CARD_BIT[np.uint8(cards[i, j])]
+        bits |= BIT_U8[np.uint8(cards[i, j])]
     return value_high(key, bits)
 
 
@@ -190,9 +222,9 @@ def best_choice_value(cards, i, choices, low):
         key = SUIT_START
         bits = np.uint64(0)
         for j in range(5):
-            card = cards[i, choices[c, j]]
-            key += CARD_KEY[card]
-            bits |= CARD_BIT[card]
+            card = np.uint8(cards[i, choices[c, j]])  # any value reads inside the tables
+            key += KEY_U8[card]
+            bits |= BIT_U8[card]
         v = value_low5(key, bits) if low else value_high(key, bits)
         if v > best:
             best = v
@@ -208,16 +240,17 @@ def best_omaha_value(hole, board, i, tkey, tbits):
     for a in range(3):
         for b in range(a + 1, 4):
             for c in range(b + 1, 5):
-                ca, cb, cc = board[i, a], board[i, b], board[i, c]
-                tkey[t] = CARD_KEY[ca] + CARD_KEY[cb] + CARD_KEY[cc]
-                tbits[t] = CARD_BIT[ca] | CARD_BIT[cb] | CARD_BIT[cc]
+                # uint8 cards: any value reads inside the tables
+                ca, cb, cc = np.uint8(board[i, a]), np.uint8(board[i, b]), np.uint8(board[i, c])
+                tkey[t] = KEY_U8[ca] + KEY_U8[cb] + KEY_U8[cc]
+                tbits[t] = BIT_U8[ca] | BIT_U8[cb] | BIT_U8[cc]
                 t += 1
     best = 0
     for a in range(h - 1):
         for b in range(a + 1, h):
-            ca, cb = hole[i, a], hole[i, b]
-            pkey = SUIT_START + CARD_KEY[ca] + CARD_KEY[cb]
-            pbits = CARD_BIT[ca] | CARD_BIT[cb]
+            ca, cb = np.uint8(hole[i, a]), np.uint8(hole[i, b])
+            pkey = SUIT_START + KEY_U8[ca] + KEY_U8[cb]
+            pbits = BIT_U8[ca] | BIT_U8[cb]
             for t in range(10):
                 v = value_high(pkey + tkey[t], pbits | tbits[t])
                 if v > best:
