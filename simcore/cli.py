@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 DESCRIPTION = """\
@@ -85,7 +86,19 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
                    help="the seat --hero, --hand and the situation are about (default 0)")
     p.add_argument("--hand", help="the hero seat's known cards, e.g. \"As Ks 7d\"")
     p.add_argument("--board", help="known board cards, first ones first")
-    p.add_argument("--threads", "-t", type=int, default=None, help="worker threads (default: all cores)")
+    g = p.add_argument_group("where it runs")
+    g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
+                   help="threads or processes that play blocks (default: all cores); --threads is an alias")
+    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
+                   help="where blocks run (default: processes when the strategies can be imported by "
+                        "worker processes and the run has more blocks than workers, else threads)")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="send the blocks to this Dask scheduler (implies --executor dask)")
+    g.add_argument("--checkpoint", metavar="FILE",
+                   help="save the run's progress to FILE every few seconds (a new file)")
+    g.add_argument("--resume", metavar="FILE", help="continue the run saved in FILE (and keep saving to it)")
+    g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
+                   help="seconds between checkpoint saves (default 5)")
     p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384; changes the random stream)")
     p.add_argument("--format", "-f", choices=FORMATS, default="table", help="output format (default table)")
     p.add_argument("--out", "-o", help="write the output to this file instead of the screen")
@@ -171,20 +184,82 @@ def _fmt_markdown(df) -> str:
     return "\n".join(out)
 
 
-def _render(fmt: str, df, payload: dict, header: str) -> str:
+def _json_ready(x):
+    """NaN and infinities as None (JSON null), numpy scalars as Python ones."""
+    if isinstance(x, dict):
+        return {k: _json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_ready(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _run_notes(r) -> list[str]:
+    """What every format says about a run that is not a plain, complete one."""
+    from simcore.engine.stats import MIN_INTERVAL_DEALS
+
+    notes = []
+    if r.info.interrupted:
+        notes.append(f"interrupted: {r.info.n_deals:,} deals finished; the intervals cover those")
+    if r.small_sample:
+        notes.append(f"only {r.stats.n:,} deals: fewer than {MIN_INTERVAL_DEALS} deals give no "
+                     f"usable 95% interval (nan: none at all)")
+    if getattr(r, "precision_reached", None) is False:
+        notes.append(f"--precision {r.precision:g} NOT reached: stopped at {r.stats.n:,} deals "
+                     f"(the --deals cap{', or interrupted' if r.info.interrupted else ''})")
+    return notes
+
+
+def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
+    """One output format; ``result`` adds the run's deal count, interrupted flag and notes."""
+    notes = _run_notes(result) if result is not None else []
     if fmt == "json":
-        return json.dumps(payload, indent=2)
+        return json.dumps(_json_ready(payload), indent=2, allow_nan=False)
     if fmt == "csv":
+        if result is not None:  # every row carries the run's facts, so no file loses them
+            df = df.assign(deals=result.stats.n, interrupted=result.info.interrupted,
+                           small_sample=result.small_sample)
+            if getattr(result, "precision_reached", None) is not None:
+                df = df.assign(precision_reached=result.precision_reached)
         return df.to_csv(index=False).rstrip("\n")
     if fmt == "markdown":
-        return _fmt_markdown(df)
-    return header + "\n" + _fmt_table(df)
+        text = _fmt_markdown(df)
+        if result is not None:
+            facts = f"{result.stats.n:,} deals" + (", interrupted" if result.info.interrupted else "")
+            text += "\n\n" + "\n".join(f"*{line}*" for line in [facts] + notes)
+        return text
+    return header + "\n" + _fmt_table(df) + "".join("\nnote: " + line for line in notes)
+
+
+class OutputError(ValueError):
+    """--out could not be written (the result went to the screen instead)."""
+
+
+def _check_out(path: str) -> None:
+    """Before a run: can ``path`` be written? (Never find out after the work is done.)"""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"--out {path!r} is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {path!r}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"--out {path!r} cannot be written (permission denied)")
 
 
 def _emit(text: str, out: str | None) -> None:
     if out:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as e:  # a finished result is never thrown away
+            print(text)
+            raise OutputError(f"could not write --out {out!r} ({e.strerror or e}); "
+                              f"the result is printed above") from None
         print(f"wrote {out}", file=sys.stderr)
     else:
         print(text)
@@ -199,6 +274,8 @@ def _seat_specs(items) -> dict:
         k, sep, spec = item.partition("=")
         if not sep or not k.strip().isdigit():
             raise ValueError(f"--seat takes K=SPEC (e.g. 2=pass=highest), got {item!r}")
+        if int(k) in out:
+            raise ValueError(f"--seat {int(k)} is given twice ({out[int(k)]!r} and {spec!r}); give one")
         out[int(k)] = spec
     return out
 
@@ -217,25 +294,24 @@ def _prefixed(args, prefix: str) -> dict:
 def _common(args) -> dict:
     kw = dict(
         seed=args.seed, field=args.field, seats=_seat_specs(args.seat), hand=args.hand,
-        board=args.board, threads=args.threads, progress=False if args.no_progress else None,
+        board=args.board, workers=args.workers, progress=False if args.no_progress else None,
         extra=_prefixed(args, "field_") or None, options=_prefixed(args, "opt_") or None,
         hero_seat=args.hero_seat,
     )
     if args.block_size is not None:
         kw["block_size"] = args.block_size
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be at least 1, got {args.threads}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    kw.update(executor=args.executor, scheduler=args.scheduler, checkpoint=args.checkpoint,
+              resume=args.resume, checkpoint_every=args.checkpoint_every)
     return kw
 
 
-def _interrupt_note(info) -> str:
-    return (f"\n(interrupted: {info.n_deals:,} deals finished; the intervals cover those)"
-            if info.interrupted else "")
-
-
 def _title(r) -> str:
-    opts = ", ".join(f"{k}={v}" for k, v in (r.options or {}).items())
-    return f"{r.variant}" + (f" ({opts})" if opts else "")
+    """The variant with the options that differ from its defaults: ``tapiola(scoring=points)``."""
+    from simcore.variants import get_variant
+
+    return get_variant(r.variant, **(r.options or {})).label
 
 
 def cmd_simulate(args) -> int:
@@ -250,10 +326,10 @@ def cmd_simulate(args) -> int:
     if r.match is not None:
         header += (f"\nmatch to {r.match.target:g}: {r.match.mean_hands:.2f} hands on average "
                    f"({'exact' if r.match.exact else 'simulated'} from the payoff distribution)")
-    text = _render(args.format, df, r.to_dict(), header)
+    text = _render(args.format, df, r.to_dict(), header, r)
     if args.categories and args.format == "table":
         text += "\n\nfinal hand categories (rate per deal):\n" + _fmt_table(r.categories())
-    _emit(text + (_interrupt_note(r.info) if args.format == "table" else ""), args.out)
+    _emit(text, args.out)
     return 130 if r.info.interrupted else 0
 
 
@@ -265,8 +341,7 @@ def cmd_compare(args) -> int:
     d = r.to_dict()
     header = (f"{_title(r)}, {r.n_players} players, seat {r.seat}: a={r.a} vs b={r.b}; field {r.field}; "
               f"{d['deals']:,} paired deals, seed {r.seed}")
-    _emit(_render(args.format, r.table(), d, header) + (_interrupt_note(r.info) if args.format == "table" else ""),
-          args.out)
+    _emit(_render(args.format, r.table(), d, header, r), args.out)
     return 130 if r.info.interrupted else 0
 
 
@@ -288,8 +363,7 @@ def cmd_analyze(args) -> int:
               + f": {d['deals']:,} deals, {len(r.labels)} actions tried, {verdict}")
     cols = ["action", "share", "ci_low", "ci_high", "diff_vs_best", "diff_ci_low", "diff_ci_high"]
     df = r.table()
-    _emit(_render(args.format, df if args.format == "csv" else df[cols], d, header)
-          + (_interrupt_note(r.info) if args.format == "table" else ""), args.out)
+    _emit(_render(args.format, df if args.format == "csv" else df[cols], d, header, r), args.out)
     return 130 if r.info.interrupted else 0
 
 
@@ -315,8 +389,16 @@ def cmd_strategies(args) -> int:
 def cmd_eval(args) -> int:
     from simcore import describe_hand, evaluate_hand, format_cards, parse_cards
 
-    for text in args.hands:
-        cards = parse_cards(text)
+    several = len(args.hands) > 1
+    for i, text in enumerate(args.hands, 1):
+        where = f"hand {i} of {len(args.hands)} ({text!r})" if several else repr(text)
+        try:
+            cards = parse_cards(text)
+        except ValueError as e:
+            raise ValueError(f"hand {i} of {len(args.hands)}: {e}" if several else str(e)) from None
+        if not 5 <= len(cards) <= 7:
+            raise ValueError(f"{where} has {len(cards)} card{'' if len(cards) == 1 else 's'}; "
+                             f"a hand to evaluate has 5 to 7 cards")
         v = evaluate_hand(cards)
         print(f"{format_cards(cards):<22} {describe_hand(v):<32} value {v}")
     return 0
@@ -389,17 +471,57 @@ def main(argv=None) -> int:
         parser.print_help()
         return 0
     try:
+        _check_flags(args)
         return COMMANDS[args.command](args)
     except ValueError as e:  # bad input: one clear line, no traceback
-        partial = getattr(e, "partial_result", None)
-        if partial is not None and partial.info.n_deals:
-            print(f"finished before the error ({partial.info.n_deals:,} deals):\n"
-                  + _fmt_table(partial.table()), file=sys.stderr)
-        print(f"pvsim {args.command}: error: {e}", file=sys.stderr)
+        _print_partial(e)
+        print(f"pvsim {args.command}: error: " + "; ".join(str(e).splitlines()), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("pvsim: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug of ours: the traceback, and a request to report it
+        import traceback
+
+        _print_partial(e)
+        traceback.print_exc()
+        print(f"pvsim {args.command}: internal error ({type(e).__name__}): this is a bug in pvsim, not in "
+              f"what you typed; please report it with the command line and the traceback above",
+              file=sys.stderr)
+        return 1
+
+
+def _print_partial(e: BaseException) -> None:
+    """The blocks a run finished before an error, on stderr (never lost)."""
+    partial = getattr(e, "partial_result", None)
+    if partial is not None and partial.info.n_deals:
+        print(f"finished before the error ({partial.info.n_deals:,} deals):\n"
+              + _fmt_table(partial.table()), file=sys.stderr)
+
+
+def _check_flags(args) -> None:
+    """Flags a run cannot use, named with their values before any work is done."""
+    def at_least(flag, value, low):
+        if value is not None and value < low:
+            raise ValueError(f"{flag} must be at least {low}, got {value}")
+
+    at_least("--seed", getattr(args, "seed", None), 0)
+    at_least("--deals", getattr(args, "deals", None), 1)
+    at_least("--block-size", getattr(args, "block_size", None), 1)
+    at_least("--min-deals", getattr(args, "min_deals", None), 0)
+    if args.command == "demo":
+        at_least("--hands", args.hands, 1)
+    precision = getattr(args, "precision", None)
+    if precision is not None and not 0 < precision < math.inf:  # nan fails this too
+        raise ValueError(f"--precision must be a positive, finite number, got {precision}")
+    for key, value in vars(args).items():
+        if key in ("hand", "board") or key.startswith("field_"):
+            if value is not None and not value.strip():
+                flag = "--" + key.removeprefix("field_").replace("_", "-")
+                raise ValueError(f"{flag} is empty: give cards (e.g. \"As Ks 7d\"), or leave {flag} "
+                                 f"out for random ones")
+    if getattr(args, "out", None):
+        _check_out(args.out)
 
 
 if __name__ == "__main__":
