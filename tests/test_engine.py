@@ -435,3 +435,29 @@ def test_tables_of_more_than_fifteen_seats_get_streams_of_their_own():
     many = block_seeds(3, 1, 23)
     assert len(many) == 24
     assert [s.spawn_key for s in many[:16]] == [s.spawn_key for s in block_seeds(3, 1)]
+
+
+def test_chance_draws_are_common_to_every_alternative_and_come_after_the_cards():
+    # The toy game draws its trump suit after the decisions: two identical
+    # alternatives of a paired block must see the same draws (so identical
+    # outcomes), and asking for draws must not move any card.
+    import sys
+    from pathlib import Path
+
+    from simcore.engine import Job, deal_block
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from toy_variant import register_toy, unregister_toy
+
+    register_toy()
+    try:
+        v = simcore.get_variant("toy")
+        lu = strategies.lineup(v, 3, "random", "random")
+        job = Job(v, 3, [lu, lu], np.full(v.n_slots(3), -1, np.int8), 4, 1000, [{}, {}])
+        a, b = job.run_block(2, 1000)
+        assert np.array_equal(a.payoffs, b.payoffs) and a.unit == "points" and a.total == 3.0
+        cards, chance = deal_block(v, np.full(12, -1, np.int8), 500, 3, np.random.default_rng(1))
+        assert chance.shape == (500, 1) and chance.dtype == np.uint32
+        assert np.array_equal(cards, deal(np.full(12, -1, np.int8), 500, np.random.default_rng(1)))
+    finally:
+        unregister_toy()

@@ -23,10 +23,15 @@ import numpy as np
 
 from .deal import block_seeds, chance_draws, check_known, deal
 from .match import MatchChances, PayoffRows, match_chances
-from .stats import PairedStats, SeatStats, Z95, interval
+from .stats import MIN_INTERVAL_DEALS, MIN_STOP_DEALS, PairedStats, SeatStats, Z95, interval
 from .variant import Outcome, Table, Variant
 
 DEFAULT_BLOCK = 1 << 14
+# The default executor moves a run from threads to worker processes once it has
+# run this long (s) with at least UPGRADE_LEFT (s) to go: starting processes
+# costs about a second (see the README's measurements).
+UPGRADE_AFTER = 1.0
+UPGRADE_LEFT = 3.0
 
 
 def default_threads() -> int:
@@ -61,6 +66,7 @@ def play_block(variant: Variant, cards: np.ndarray, n_players: int, lineup, rngs
     """
     table = Table(variant, n_players, lineup, rngs, forced or {}, chance, record)
     out = variant.play(cards, n_players, table)
+    out.unit, out.total = variant.payoff_unit, variant.payoff_total
     if record:
         out.actions = table.actions
     return out
@@ -113,90 +119,155 @@ class RunInfo:
     n_deals: int
     seconds: float
     interrupted: bool
-    threads: int
+    threads: int  # workers: threads or processes, whichever the executor
     seed: int
     block_size: int
+    executor: str = "threads"
+    resumed_deals: int = 0  # deals taken from a checkpoint (not played in this session)
 
 
 def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None, done=None,
-               progress=False, label: str = "", seed: int = 0):
-    """Run ``run_block(b, n)`` for every block on a thread pool; merge in block order.
+               progress=False, label: str = "", seed: int = 0, workers=None, executor=None,
+               scheduler=None, checkpoint=None):
+    """Run ``run_block(b, n)`` for every block on a pool of workers; merge in block order.
 
     This is the engine's execution loop, public for experiments that need their
     own per-block reduction (block b covers deals b*block_size onwards, n of them).
-    At most 2 x threads blocks are in flight, so memory stays flat; ``done(acc)``
+    At most 2 x workers blocks are in flight, so memory stays flat; ``done(acc)``
     may stop the run early (checked on the merged prefix, so the stop is the same
-    at any thread count). Ctrl-C keeps the merged prefix and flags the run
+    at any worker count). Ctrl-C keeps the merged prefix and flags the run
     interrupted; another error is raised with ``.partial = (acc, info)``.
+
+    Parameters
+    ----------
+    workers : threads or processes that run blocks (default: all cores); ``threads`` is its alias.
+    executor : "threads", "processes" or "dask" (see :mod:`simcore.engine.executors`);
+        None chooses. Processes and Dask need a ``run_block`` that pickles: a
+        module-level function or an :class:`~simcore.engine.executors.BlockTask`.
+    scheduler : a Dask scheduler address ("tcp://host:8786") or Client; implies "dask".
+    checkpoint : a :class:`~simcore.engine.checkpoint.Checkpoint`: the run starts from
+        its state and saves the merged prefix every few seconds and at the end.
 
     Returns
     -------
     (acc, RunInfo): the merged result (None if no block finished) and run facts.
     """
-    threads = threads or default_threads()
-    bs = int(block_size)
-    n_blocks = (n_deals + bs - 1) // bs
-    acc = None
-    merged = 0
+    from . import executors
+
+    if threads is not None and workers is not None and threads != workers:
+        raise ValueError(f"threads ({threads}) is an alias of workers ({workers}); give one")
+    workers = executors.check_workers(workers if workers is not None else threads)
+    executor = executors.check_executor(executor, scheduler)
+    bs = check_block_size(block_size)
+    total_blocks = (n_deals + bs - 1) // bs
+    n_blocks = total_blocks
+    acc, merged, finished = checkpoint.start() if checkpoint is not None else (None, 0, False)
+    resumed, first_block = min(merged * bs, n_deals), merged
+    if finished:
+        n_blocks = merged
+    if executor == "dask" and workers is None:
+        name, pool = "dask", executors.open_pool("dask", None, scheduler)
+        workers = pool.workers
+    else:
+        workers = workers or default_threads()
+        name = executors.choose(executor, run_block, workers, n_blocks - merged)
+        pool = None
+    # Left to the default, a run starts on threads and moves to worker processes
+    # once it has run UPGRADE_AFTER seconds with more than UPGRADE_LEFT to go.
+    upgrade = executor is None and name == "threads" and executors.can_move(run_block, workers,
+                                                                             n_blocks - merged)
+    warmup = None
+    thread_pool = None
     interrupted = False
     error = None
     start = time.perf_counter()
     bar = _progress_bar(progress, n_deals, label)
+    if bar is not None and resumed:
+        bar.update(resumed)
     pending = {}
     results = {}
-    next_block = 0
+    next_block = merged
     try:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            try:
-                while merged < n_blocks:
-                    while next_block < n_blocks and len(pending) + len(results) < 2 * threads:
-                        n = min(bs, n_deals - next_block * bs)
-                        fut = pool.submit(run_block, next_block, n)
-                        pending[fut] = next_block
-                        next_block += 1
-                    finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                    failed = None
-                    # In block order, so that an error in one block never hides an
-                    # earlier block that finished at the same moment.
-                    for fut in sorted(finished, key=pending.get):
-                        b = pending.pop(fut)
-                        if fut.exception() is None:
-                            results[b] = fut.result()
-                        elif failed is None:
-                            failed = fut
-                    while merged in results:
-                        part = results.pop(merged)
-                        acc = part if acc is None else merge(acc, part)
-                        merged += 1
-                        if bar is not None:
-                            bar.update(min(bs, n_deals - (merged - 1) * bs))
-                        if done is not None and done(acc):
-                            n_blocks = merged
-                            break
-                    if failed is not None:
-                        failed.result()  # raises the block's error (or Ctrl-C) here
-            except KeyboardInterrupt:
-                interrupted = True
-                for fut in pending:
-                    fut.cancel()
-            except Exception as e:  # a strategy's illegal action, say: keep what is done
-                error = e
-                for fut in pending:
-                    fut.cancel()
+        if merged < n_blocks:
+            pool = pool or executors.open_pool(name, workers, scheduler)
+        cancel = False
+        try:
+            while merged < n_blocks:
+                if upgrade:
+                    elapsed = time.perf_counter() - start
+                    if warmup is None and elapsed >= UPGRADE_AFTER and merged > first_block:
+                        left = elapsed * (n_blocks - merged) / (merged - first_block)
+                        if left >= UPGRADE_LEFT:
+                            warmup = executors.Warmup(run_block, workers)
+                        else:
+                            upgrade = False
+                    elif warmup is not None and warmup.ready():
+                        thread_pool, pool, name, upgrade = pool, executors.open_pool("processes", workers), \
+                            "threads, then processes", False
+                    elif warmup is not None and warmup.failed:
+                        upgrade = False
+                while next_block < n_blocks and len(pending) + len(results) < 2 * workers:
+                    n = min(bs, n_deals - next_block * bs)
+                    fut = pool.submit(run_block, next_block, n)
+                    pending[fut] = next_block
+                    next_block += 1
+                finished_now = pool.wait_first(list(pending))
+                failed = None
+                # In block order, so that an error in one block never hides an
+                # earlier block that finished at the same moment.
+                for fut in sorted(finished_now, key=pending.get):
+                    b = pending.pop(fut)
+                    if fut.exception() is None:
+                        results[b] = fut.result()
+                    elif failed is None:
+                        failed = fut
+                while merged in results:
+                    part = results.pop(merged)
+                    acc = part if acc is None else merge(acc, part)
+                    merged += 1
+                    if bar is not None:
+                        bar.update(min(bs, n_deals - (merged - 1) * bs))
+                    if done is not None and done(acc):
+                        n_blocks = merged
+                        break
+                    if checkpoint is not None and checkpoint.due():
+                        checkpoint.save(acc, merged, min(merged * bs, n_deals))
+                if failed is not None:
+                    failed.result()  # raises the block's error (or Ctrl-C) here
+        except KeyboardInterrupt:
+            interrupted = cancel = True
+            for fut in pending:
+                fut.cancel()
+        except Exception as e:  # a strategy's illegal action, say: keep what is done
+            error = e
+            cancel = True
+            for fut in pending:
+                fut.cancel()
+        finally:
+            if pool is not None:
+                pool.close(cancel)
+            if thread_pool is not None:
+                thread_pool.close(cancel)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         if bar is not None:
             bar.close()
     info = RunInfo(
-        n_deals=merged * bs if merged < (n_deals + bs - 1) // bs else n_deals,
+        n_deals=merged * bs if merged < total_blocks else n_deals,
         seconds=time.perf_counter() - start,
         interrupted=interrupted,
-        threads=threads,
+        threads=workers,
         seed=seed,
         block_size=bs,
+        executor=name,
+        resumed_deals=resumed,
     )
     info.n_deals = min(info.n_deals, n_deals)
+    if checkpoint is not None and acc is not None:
+        # Also after Ctrl-C or an error: the merged prefix is a valid state to resume.
+        checkpoint.save(acc, merged, info.n_deals, finished=merged >= n_blocks and not interrupted
+                        and error is None)
     if error is not None:
         # The blocks merged before the error are not lost: callers attach them
         # to the error as ``partial_result``.
@@ -205,16 +276,22 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     return acc, info
 
 
-def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, label):
-    """A job's blocks through map_blocks, each reduced to its statistics."""
-    return map_blocks(lambda b, n: reduce(job.run_block(b, n)), n_deals, job.block_size, merge,
-                      threads=threads, done=done, progress=progress, label=label, seed=job.seed)
+def _execute(job: Job, n_deals: int, reduce, merge, done, threads, progress, label, run=None):
+    """A job's blocks through map_blocks, each reduced to its statistics.
+
+    ``run`` holds the executor settings (workers, executor, scheduler, checkpoint).
+    """
+    from .executors import BlockTask
+
+    run = dict(run or {})
+    return map_blocks(BlockTask(job, reduce), n_deals, job.block_size, merge, threads=threads, done=done,
+                      progress=progress, label=label, seed=job.seed, **run)
 
 
-def _run(job, n_deals, reduce, merge, done, threads, progress, make_result):
+def _run(job, n_deals, reduce, merge, done, threads, progress, make_result, run=None):
     """_execute, then make_result(acc, info); on an error the finished part rides along."""
     try:
-        acc, info = _execute(job, n_deals, reduce, merge, done, threads, progress, job.variant.name)
+        acc, info = _execute(job, n_deals, reduce, merge, done, threads, progress, job.variant.name, run)
     except Exception as e:
         if hasattr(e, "partial"):
             e.partial_result = make_result(*e.partial)
@@ -223,6 +300,18 @@ def _run(job, n_deals, reduce, merge, done, threads, progress, make_result):
                 e.add_note(f"{info.n_deals:,} deals finished before the error; see .partial_result")
         raise
     return make_result(acc, info)
+
+
+def _run_settings(kind: str, job: Job, n_deals: int, workers, executor, scheduler, checkpoint, resume,
+                  checkpoint_every, **identity) -> dict:
+    """map_blocks' executor and checkpoint arguments for a run (see run_simulation)."""
+    from .checkpoint import DEFAULT_EVERY, Checkpoint, run_header
+
+    ckpt = None
+    if checkpoint is not None or resume is not None:
+        every = DEFAULT_EVERY if checkpoint_every is None else checkpoint_every
+        ckpt = Checkpoint(run_header(kind, job, n_deals, **identity), checkpoint, resume, every)
+    return {"workers": workers, "executor": executor, "scheduler": scheduler, "checkpoint": ckpt}
 
 
 def _progress_bar(progress, total, label):
@@ -270,10 +359,17 @@ class SimulationResult:
     options: dict = None
     part_groups: dict = None
     match: MatchChances | None = None
+    precision: float | None = None  # the stopping rule's half-width, if one was given
+    precision_reached: bool | None = None  # None without a stopping rule
 
     @property
     def n_deals(self) -> int:
         return self.stats.n
+
+    @property
+    def small_sample(self) -> bool:
+        """Too few deals for the intervals to mean anything (see ``stats.MIN_INTERVAL_DEALS``)."""
+        return self.stats.n < MIN_INTERVAL_DEALS
 
     def table(self):
         """Tidy per-seat table: share (mean payoff) with its interval, win and tie
@@ -349,6 +445,9 @@ class SimulationResult:
             "seats": seats,
             "winning_categories": dict(zip(self.hands, winning)) if multi else winning[0],
             "interrupted": self.info.interrupted,
+            "small_sample": self.small_sample,
+            "precision": self.precision,
+            "precision_reached": self.precision_reached,
             "seconds": round(self.info.seconds, 3),
             "threads": self.info.threads,
         }
@@ -363,9 +462,40 @@ def check_deals(n_deals) -> None:
         raise ValueError(f"the number of deals must be a positive integer, got {n_deals!r}")
 
 
+def check_seed(seed) -> int:
+    """``seed`` as an int, or a ValueError naming it (no truncation of 1.7, no bools)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def check_block_size(block_size) -> int:
+    """``block_size`` as an int, or a ValueError naming it (0 or -5 would play nothing)."""
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+        raise ValueError(f"the block size must be a positive integer (deals per block), got {block_size!r}")
+    return int(block_size)
+
+
+def _reached(precision, n: int, half_width: float):
+    """Did a stopping rule's run reach its precision? None when it had none."""
+    if precision is None:
+        return None
+    return bool(n >= MIN_STOP_DEALS and half_width <= precision)
+
+
 def check_situation(variant: Variant, n_players: int, known: np.ndarray) -> np.ndarray:
-    """The known slots as int8 (n_slots,), checked for shape, range and repeats."""
-    known = np.asarray(known, dtype=np.int8)
+    """The known slots as int8 (n_slots,), checked for shape, range and repeats.
+
+    Checked before the cast: 300 or 1.7 are errors, not K♣ or 2♦.
+    """
+    raw = np.asarray(known)
+    if raw.size and raw.dtype.kind not in "iu":
+        raise TypeError(f"known slots must be integer cards (0..51, -1 for a random slot), got dtype {raw.dtype}")
+    bad = np.flatnonzero((raw < -1) | (raw > 51)) if raw.size else []
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"known slot {i} holds {raw.ravel()[i]!r}; a slot is a card 0..51 or -1 (random)")
+    known = raw.astype(np.int8)
     if known.shape != (variant.n_slots(n_players),):
         raise ValueError(f"known slots must have shape ({variant.n_slots(n_players)},), got {known.shape}")
     check_known(known, "the known cards")
@@ -373,8 +503,32 @@ def check_situation(variant: Variant, n_players: int, known: np.ndarray) -> np.n
 
 
 def _check_precision(precision):
-    if precision is not None and not (isinstance(precision, (int, float)) and precision > 0):
-        raise ValueError(f"precision must be positive, got {precision!r}")
+    if precision is not None and (isinstance(precision, bool) or not isinstance(precision, (int, float, np.integer, np.floating))
+                                  or not 0 < precision < np.inf):
+        raise ValueError(f"precision must be a positive, finite number, got {precision!r}")
+
+
+@dataclass(frozen=True)
+class SeatReduce:
+    """A simulation block's outcomes -> [SeatStats, PayoffRows or None]; picklable, so
+    that worker processes can run it."""
+
+    parts: tuple
+    match: bool
+
+    def __call__(self, outcomes):
+        o = outcomes[0]
+        return [SeatStats.of_outcome(o, self.parts), PayoffRows.of_block(o.payoffs) if self.match else None]
+
+
+@dataclass(frozen=True)
+class PairedReduce:
+    """A paired block's outcomes -> PairedStats of ``seat``; picklable."""
+
+    seat: int
+
+    def __call__(self, outcomes):
+        return PairedStats.of_outcomes(outcomes, self.seat)
 
 
 def _both(a, b):
@@ -388,25 +542,30 @@ def _both(a, b):
 def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed: int = 0, *,
                    known: np.ndarray, presets: dict | None = None, labels=None, threads=None,
                    precision=None, block_size: int = DEFAULT_BLOCK, progress=None,
-                   match: bool = False) -> SimulationResult:
+                   match: bool = False, workers=None, executor=None, scheduler=None, checkpoint=None,
+                   resume=None, checkpoint_every=None) -> SimulationResult:
     """Play ``n_deals`` deals with a resolved lineup and report every seat's payoff.
 
     ``match`` keeps the distribution of per-deal payoff rows and reports each
     seat's chance of winning a match to the variant's ``match_target``.
+    ``workers`` (alias ``threads``), ``executor`` and ``scheduler`` say where
+    blocks run (see :func:`map_blocks`); ``checkpoint`` is a file the merged
+    statistics are saved to every ``checkpoint_every`` seconds (default 5),
+    ``resume`` a checkpoint file to continue (see :mod:`simcore.engine.checkpoint`).
     """
     check_deals(n_deals)
     _check_precision(precision)
     if match and variant.match_target is None:
         raise ValueError(f"{variant.title} has no match target: match chances are not defined")
-    job = Job(variant, n_players, [lineup], known, int(seed), int(block_size), [presets or {}])
+    job = Job(variant, n_players, [lineup], known, check_seed(seed), check_block_size(block_size),
+              [presets or {}])
     done = None
     if precision is not None:
-        done = lambda acc: acc[0].max_half_width() <= precision  # noqa: E731
+        done = lambda acc: acc[0].n >= MIN_STOP_DEALS and acc[0].max_half_width() <= precision  # noqa: E731
     parts = tuple(variant.parts)
-
-    def reduce(outcomes):
-        o = outcomes[0]
-        return [SeatStats.of_outcome(o, parts), PayoffRows.of_block(o.payoffs) if match else None]
+    reduce = SeatReduce(parts, bool(match))
+    run = _run_settings("simulate", job, n_deals, workers, executor, scheduler, checkpoint, resume,
+                        checkpoint_every, precision=precision, match=bool(match))
 
     def make(acc, info):
         stats = acc[0] if acc else SeatStats(n_players, len(variant.hands), parts)
@@ -415,9 +574,11 @@ def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed:
             chances = match_chances(acc[1], variant.match_target)
         return SimulationResult(variant.name, n_players, int(seed), list(labels or [""] * n_players), stats,
                                 info, variant.payoff_unit, tuple(variant.hands), dict(variant.opts),
-                                dict(getattr(variant, "part_groups", {}) or {}), chances)
+                                dict(getattr(variant, "part_groups", {}) or {}), chances,
+                                precision=precision,
+                                precision_reached=_reached(precision, stats.n, stats.max_half_width()))
 
-    return _run(job, n_deals, reduce, _both, done, threads, progress, make)
+    return _run(job, n_deals, reduce, _both, done, threads, progress, make, run)
 
 
 # -- compare ------------------------------------------------------------------
@@ -436,6 +597,13 @@ class ComparisonResult:
     seat: int = 0
     unit: str = "pot share"
     options: dict = None
+    precision: float | None = None  # the stopping rule's half-width (of a - b), if one was given
+    precision_reached: bool | None = None  # None without a stopping rule
+
+    @property
+    def small_sample(self) -> bool:
+        """Too few deals for the intervals to mean anything (see ``stats.MIN_INTERVAL_DEALS``)."""
+        return self.stats.n < MIN_INTERVAL_DEALS
 
     def to_dict(self) -> dict:
         mean, se = self.stats.share()
@@ -465,6 +633,9 @@ class ComparisonResult:
             "diff_ci_low": float(d - Z95 * dse),
             "diff_ci_high": float(d + Z95 * dse),
             "interrupted": self.info.interrupted,
+            "small_sample": self.small_sample,
+            "precision": self.precision,
+            "precision_reached": self.precision_reached,
             "seconds": round(self.info.seconds, 3),
         }
         return out
@@ -489,26 +660,30 @@ class ComparisonResult:
 def run_comparison(variant: Variant, n_players: int, lineup_a, lineup_b, n_deals: int, seed: int = 0, *,
                    hero_seat: int = 0, known: np.ndarray, presets: dict | None = None,
                    labels=("", "", ""), threads=None, precision=None, block_size: int = DEFAULT_BLOCK,
-                   progress=None) -> ComparisonResult:
+                   progress=None, workers=None, executor=None, scheduler=None, checkpoint=None, resume=None,
+                   checkpoint_every=None) -> ComparisonResult:
     """Seat ``hero_seat`` plays lineup a, then b, on the same deals.
 
-    ``labels`` names (a, b, the field) for the tables.
+    ``labels`` names (a, b, the field) for the tables. Executor and checkpoint
+    arguments as in :func:`run_simulation`.
     """
     check_deals(n_deals)
     _check_precision(precision)
-    job = Job(variant, n_players, [lineup_a, lineup_b], known, int(seed), int(block_size),
-              [presets or {}, presets or {}])
+    job = Job(variant, n_players, [lineup_a, lineup_b], known, check_seed(seed),
+              check_block_size(block_size), [presets or {}, presets or {}])
     done = None
     if precision is not None:
-        done = lambda acc: acc.n > 1 and Z95 * acc.diff(0, 1)[1] <= precision  # noqa: E731
+        done = lambda acc: acc.n >= MIN_STOP_DEALS and Z95 * acc.diff(0, 1)[1] <= precision  # noqa: E731
+    run = _run_settings("compare", job, n_deals, workers, executor, scheduler, checkpoint, resume,
+                        checkpoint_every, hero_seat=hero_seat, precision=precision)
 
-    def reduce(outcomes):
-        return PairedStats.of_outcomes(outcomes, hero_seat)
-
-    return _run(job, n_deals, reduce, _merge, done, threads, progress,
+    return _run(job, n_deals, PairedReduce(int(hero_seat)), _merge, done, threads, progress,
                 lambda acc, info: ComparisonResult(variant.name, n_players, int(seed), labels[0], labels[1],
                                                    labels[2], acc or PairedStats(2), info, hero_seat,
-                                                   variant.payoff_unit, dict(variant.opts)))
+                                                   variant.payoff_unit, dict(variant.opts),
+                                                   precision=precision, precision_reached=_reached(
+                                                       precision, acc.n if acc else 0,
+                                                       Z95 * acc.diff(0, 1)[1] if acc else np.inf)), run)
 
 
 # -- analyze ------------------------------------------------------------------
@@ -528,6 +703,11 @@ class AnalysisResult:
     round: int | None = None
     unit: str = "pot share"
     options: dict = None
+
+    @property
+    def small_sample(self) -> bool:
+        """Too few deals for the intervals to mean anything (see ``stats.MIN_INTERVAL_DEALS``)."""
+        return self.stats.n < MIN_INTERVAL_DEALS
 
     def table(self):
         """Actions sorted by share, with intervals and the paired gap to the best."""
@@ -570,6 +750,7 @@ class AnalysisResult:
             "actions_tried": len(self.labels),
             "options": options,
             "interrupted": self.info.interrupted,
+            "small_sample": self.small_sample,
             "seconds": round(self.info.seconds, 3),
         }
 
@@ -577,11 +758,14 @@ class AnalysisResult:
 def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None, n_deals: int = 2_000_000,
                  seed: int = 0, *, hero_seat: int = 0, known: np.ndarray, presets: dict | None = None,
                  round: int | None = None, min_deals: int = 1 << 15, threads=None,
-                 block_size: int = DEFAULT_BLOCK, progress=None, stop_early: bool = True) -> AnalysisResult:
+                 block_size: int = DEFAULT_BLOCK, progress=None, stop_early: bool = True, workers=None,
+                 executor=None, scheduler=None, checkpoint=None, resume=None,
+                 checkpoint_every=None) -> AnalysisResult:
     """Every action the variant offers seat ``hero_seat`` at ``decision``, on the same deals.
 
     ``round`` forces one round of a repeated decision (None: the decision
-    key without a round, which a one-round decision uses).
+    key without a round, which a one-round decision uses). Executor and
+    checkpoint arguments as in :func:`run_simulation`.
     """
     check_deals(n_deals)
     presets = dict(presets or {})
@@ -593,14 +777,17 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
         forced = [{**presets, key: a} for a in actions]
     else:
         forced, labels = [presets], ["play"]
-    job = Job(variant, n_players, [lineup] * len(forced), known, int(seed), int(block_size), forced)
-
-    def reduce(outcomes):
-        return PairedStats.of_outcomes(outcomes, hero_seat)
+    job = Job(variant, n_players, [lineup] * len(forced), known, check_seed(seed), check_block_size(block_size),
+              forced)
+    reduce = PairedReduce(int(hero_seat))
 
     done = None
     if stop_early and len(forced) > 1:
-        done = lambda acc: acc.n >= min_deals and acc.separated()  # noqa: E731
+        # however small min_deals, never before MIN_STOP_DEALS: a lucky start is no separation
+        done = lambda acc: acc.n >= max(min_deals, MIN_STOP_DEALS) and acc.separated()  # noqa: E731
+    run = _run_settings("analyze", job, n_deals, workers, executor, scheduler, checkpoint, resume,
+                        checkpoint_every, hero_seat=hero_seat, decision=decision, round=round,
+                        min_deals=min_deals if done is not None else None, stop_early=bool(stop_early))
 
     def make(acc, info):
         stats = acc or PairedStats(len(forced))
@@ -608,4 +795,4 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
                               stats.separated() if len(forced) > 1 else True, hero_seat, round,
                               variant.payoff_unit, dict(variant.opts))
 
-    return _run(job, n_deals, reduce, _merge, done, threads, progress, make)
+    return _run(job, n_deals, reduce, _merge, done, threads, progress, make, run)

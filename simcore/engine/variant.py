@@ -108,6 +108,9 @@ class Outcome:
         intervals, like the payoff).
     actions : {(seat, decision, round): (n,) int64} when the block was played
         with ``record=True``, else None.
+    unit, total : the payoffs' unit and what every deal's payoffs sum to
+        (None: not constant); :func:`~simcore.engine.play_block` stamps the
+        variant's ``payoff_unit`` and ``payoff_total``.
 
     Wins and ties are said by the variant, never inferred from the payoffs: a
     half-pot payoff (Sviten) or 1.5 points (Tapiola) is not a tie by itself.
@@ -120,6 +123,8 @@ class Outcome:
     winning: np.ndarray | None = None
     parts: dict = field(default_factory=dict)
     actions: dict | None = None
+    unit: str = "pot share"
+    total: float | None = 1.0
 
     def __post_init__(self):
         if self.categories.ndim == 2:
