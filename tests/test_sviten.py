@@ -707,3 +707,26 @@ def test_rollout_plays_the_draw_and_refuses_an_open_card_from_a_recycled_stub():
     obs6 = dict(obs, thrown=obs["thrown"][:, :6], open_cards=obs["open_cards"][:, :6], refused=obs["refused"][:, :6])
     known, forced = V.situation("open", obs6, 6)
     assert known[0, stub_start(6) + 10] == 51 and forced[(0, "draw")].tolist() == [31]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(P=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
+       masks=st.lists(st.integers(0, 31), min_size=9, max_size=9),
+       opens=st.lists(st.integers(0, 1), min_size=9, max_size=9))
+def test_property_every_card_in_one_place_at_every_step(P, seed, masks, opens):
+    rng = np.random.default_rng(seed)
+    cards = np.argsort(rng.random((1, 52)), axis=1).astype(np.int8)
+    chance = rng.integers(0, 2**32, (1, n_chance(P)), dtype=np.uint32)
+    # check_places runs after every throw, service, answer and the board
+    s = run(cards, P, masks[:P], opens[:P], chance, check=check_places)
+    assert (s.hands >= 0).all() and (s.board >= 0).all()
+    assert int(s.chance_used[0]) <= n_chance(P)
+
+
+def test_open_rollout_plays_where_no_open_card_was_recycled():
+    out = simulate("sviten", 4, 48, seed=2, hero="draw=one-lowest,open=rollout:4", progress=False,
+                   block_size=48)
+    assert out.table().n[0] == 48
