@@ -45,6 +45,9 @@ def _situation(v, n_players, hero_seat, hand, board, known, fields):
     """(known slots, presets, fields) of a situation seen from ``hero_seat``."""
     v.check_players(n_players)
     seat = v.check_seat(n_players, hero_seat)
+    for what, cards in (("hand", hand), ("board", board)):
+        if isinstance(cards, str) and not cards.strip():  # not "random cards" in disguise
+            raise ValueError(f"{what} is empty: give cards such as 'As Ks', or None for random ones")
     fields = {k: x for k, x in (fields or {}).items() if x is not None}
     if known is None:
         v.check_fields(fields)
