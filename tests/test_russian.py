@@ -410,6 +410,11 @@ def test_every_player_ends_with_three_five_card_hands(P, seed, name):
     assert np.allclose(out.payoffs.sum(axis=1), 1.0)
     won = sum(k * out.parts[f"hands_won_{k}"] for k in range(4))
     assert np.array_equal(won, res["hands_won"])
+    assert np.array_equal(out.winning, res["winning"])
+    # the experiments' replay of recorded placements gives the same showdown
+    again = R.replay(cards, P, out.actions)
+    assert all(np.array_equal(again[k], res[k]) for k in ("values", "won", "payoffs", "wins", "ties"))
+    assert np.array_equal(again["won"].sum(axis=2), res["hands_won"])
 
 
 def test_symmetric_policies_share_the_pot_equally():
