@@ -349,9 +349,10 @@ def plot_halves(df, path):
         ax.text(i, bottom[i] + 0.005, f"split {s:.0%}", ha="center", fontsize=7)
     ax.set_xticks(range(len(pols)), [p.split(",")[0].removeprefix("draw=") for p in pols], fontsize=8)
     ax.set_ylabel("seat 0's rate per deal")
+    ax.set_ylim(0, 1.35 * bottom.max())
     ax.set_title(f"Sviten: how seat 0 wins its share ({CHART_PLAYERS} players, every seat alike; "
                  "'split' = nobody scoops)", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
