@@ -61,6 +61,7 @@ def simulate(
     variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, hero=None, field=None,
     seats=None, hero_seat: int = 0, hand=None, board=None, known=None, threads=None, precision=None,
     block_size: int = DEFAULT_BLOCK, progress=None, extra=None, options=None, match: bool = False,
+    workers=None, executor=None, scheduler=None, checkpoint=None, resume=None, checkpoint_every=None,
 ) -> SimulationResult:
     """Play ``n_deals`` deals and report every seat's payoff (its pot share in a pot game).
 
@@ -76,9 +77,15 @@ def simulate(
     hand, board : cards fixed for the hero seat and the board (strings or arrays).
     extra : the variant's situation fields ({"passed": "7d"}).
     options : the variant's rule options ({"scoring": "points"}), with a name.
-    threads : worker threads (default: all cores).
+    workers : threads or processes that play blocks (default: all cores); ``threads`` is its alias.
+    executor : "threads", "processes" or "dask"; None chooses (processes when the
+        run can travel to them and has enough blocks, else threads).
+    scheduler : a Dask scheduler address ("tcp://host:8786") or Client; implies "dask".
     precision : stop once every seat's 95% half-width is at most this.
     match : also report match chances (variants with a match target).
+    checkpoint : a file to save the run's progress to every ``checkpoint_every``
+        seconds (default 5); ``resume`` continues a run from such a file (with the
+        same variant, seed, strategies, block size, deals and pvsim version).
 
     Examples
     --------
@@ -93,18 +100,21 @@ def simulate(
     lu = reg.lineup(v, n_players, hero, field, seats, hero_seat=hero_seat)
     return run_simulation(v, n_players, lu, n_deals, seed, known=known, presets=presets,
                           labels=[reg.spec_label(s) for s in lu], threads=threads, precision=precision,
-                          block_size=block_size, progress=progress, match=match)
+                          block_size=block_size, progress=progress, match=match, workers=workers,
+                          executor=executor, scheduler=scheduler, checkpoint=checkpoint, resume=resume,
+                          checkpoint_every=checkpoint_every)
 
 
 def compare(
     variant, n_players: int, n_deals: int = 100_000, seed: int = 0, *, a=None, b=None, field=None,
     seats=None, hero_seat: int = 0, hand=None, board=None, known=None, threads=None, precision=None,
     block_size: int = DEFAULT_BLOCK, progress=None, extra=None, options=None,
+    workers=None, executor=None, scheduler=None, checkpoint=None, resume=None, checkpoint_every=None,
 ) -> ComparisonResult:
     """Seat ``hero_seat`` plays policy ``a``, then ``b``, on the same deals; the rest as given.
 
     The difference a - b comes with its own paired interval, far tighter than
-    that of two separate runs.
+    that of two separate runs. Executor and checkpoint arguments as in :func:`simulate`.
     """
     check_deals(n_deals)
     v = _variant(variant, options)
@@ -117,7 +127,9 @@ def compare(
               reg.spec_label(la[other]) if n_players > 1 else "")
     return run_comparison(v, n_players, la, lb, n_deals, seed, hero_seat=hero_seat, known=known,
                           presets=presets, labels=labels, threads=threads, precision=precision,
-                          block_size=block_size, progress=progress)
+                          block_size=block_size, progress=progress, workers=workers, executor=executor,
+                          scheduler=scheduler, checkpoint=checkpoint, resume=resume,
+                          checkpoint_every=checkpoint_every)
 
 
 def analyze(
@@ -125,6 +137,7 @@ def analyze(
     n_deals: int = 2_000_000, min_deals: int = 1 << 15, seed: int = 0, hero=None, field=None,
     seats=None, hero_seat: int = 0, known=None, threads=None, block_size: int = DEFAULT_BLOCK,
     progress=None, stop_early: bool = True, extra=None, options=None,
+    workers=None, executor=None, scheduler=None, checkpoint=None, resume=None, checkpoint_every=None,
 ) -> AnalysisResult:
     """Every legal action of the hero's decision in a situation, on the same deals.
 
@@ -132,7 +145,8 @@ def analyze(
     the chosen strategies. Stops once the best action is ahead of every other
     at 95% (after ``min_deals``), or at ``n_deals``. For a decision taken in
     several rounds, the situation says which round (the variant's
-    ``analysis_round``), and only that round is forced.
+    ``analysis_round``), and only that round is forced. Executor and
+    checkpoint arguments as in :func:`simulate`.
     """
     check_deals(n_deals)
     v = _variant(variant, options)
@@ -151,7 +165,9 @@ def analyze(
         name = None
     return run_analysis(v, n_players, lu, name, n_deals, seed, hero_seat=hero_seat, known=known,
                         presets=presets, round=rnd, min_deals=min_deals, threads=threads,
-                        block_size=block_size, progress=progress, stop_early=stop_early)
+                        block_size=block_size, progress=progress, stop_early=stop_early, workers=workers,
+                        executor=executor, scheduler=scheduler, checkpoint=checkpoint, resume=resume,
+                        checkpoint_every=checkpoint_every)
 
 
 __all__ = ["simulate", "compare", "analyze", "get_variant", "policies", "default_policy"]

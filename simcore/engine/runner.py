@@ -187,6 +187,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     pending = {}
     results = {}
     next_block = merged
+    failed = None  # (block, future) of the earliest block that raised
     try:
         if merged < n_blocks:
             pool = pool or executors.open_pool(name, workers, scheduler)
@@ -206,21 +207,21 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                             "threads, then processes", False
                     elif warmup is not None and warmup.failed:
                         upgrade = False
-                while next_block < n_blocks and len(pending) + len(results) < 2 * workers:
+                while (failed is None and next_block < n_blocks
+                       and len(pending) + len(results) < 2 * workers):
                     n = min(bs, n_deals - next_block * bs)
                     fut = pool.submit(run_block, next_block, n)
                     pending[fut] = next_block
                     next_block += 1
                 finished_now = pool.wait_first(list(pending))
-                failed = None
                 # In block order, so that an error in one block never hides an
                 # earlier block that finished at the same moment.
                 for fut in sorted(finished_now, key=pending.get):
                     b = pending.pop(fut)
                     if fut.exception() is None:
                         results[b] = fut.result()
-                    elif failed is None:
-                        failed = fut
+                    elif failed is None or b < failed[0]:
+                        failed = (b, fut)
                 while merged in results:
                     part = results.pop(merged)
                     acc = part if acc is None else merge(acc, part)
@@ -232,8 +233,10 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                         break
                     if checkpoint is not None and checkpoint.due():
                         checkpoint.save(acc, merged, min(merged * bs, n_deals))
-                if failed is not None:
-                    failed.result()  # raises the block's error (or Ctrl-C) here
+                if failed is not None and not any(b < failed[0] for b in pending.values()):
+                    # Every block before the failed one is merged: the partial
+                    # result is the same whichever worker ran what.
+                    failed[1].result()  # raises the block's error (or Ctrl-C) here
         except KeyboardInterrupt:
             interrupted = cancel = True
             for fut in pending:

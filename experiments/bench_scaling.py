@@ -1,0 +1,149 @@
+"""Benchmark: deals/s of every variant at 1, 2, ... all cores, for each executor.
+
+Run ``python -m experiments.bench_scaling [--deals N] [--repeat R] [--players P]
+[--variants a,b] [--executors threads,processes,dask] [--out results/bench]``.
+
+For each variant's default run (``--players`` players or the variant's
+maximum, every seat on its default policies) and each executor, plays
+``--deals`` deals at 1, 2, ... ``os.cpu_count()`` workers and prints deals/s,
+the best of ``--repeat`` runs (the machine may be shared: the best run is the
+one least disturbed), with the speed-up over one worker on threads (a plain
+serial run). Pools are started and warmed before timing; their start-up is
+timed separately. Then the overhead per block of Dask against local
+processes: many one-deal blocks through ``map_blocks``, so that the time is
+almost all dispatch. Writes ``scaling.txt`` and ``scaling.json`` to ``--out``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+TARGET_2_CORES = 1.9
+
+
+def tiny_block(b: int, n: int) -> int:
+    """A block that does nothing: what is left of its time is dispatch and merge."""
+    return n
+
+
+def _add(a, b):
+    return a + b
+
+
+def time_run(variant: str, players: int, deals: int, executor: str, workers: int, repeat: int,
+             scheduler=None) -> float:
+    """Best deals/s over ``repeat`` runs (pools already warm)."""
+    from simcore import simulate
+
+    best = 0.0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = simulate(variant, players, deals, seed=1, workers=workers, executor=executor, scheduler=scheduler,
+                     progress=False)
+        best = max(best, r.n_deals / (time.perf_counter() - t))
+    return best
+
+
+def block_overhead(executor: str, workers: int, n_blocks: int, scheduler=None) -> float:
+    """Seconds per block of a run of ``n_blocks`` empty blocks (warm pool)."""
+    from simcore.engine import map_blocks
+
+    map_blocks(tiny_block, 4 * workers, 1, _add, workers=workers, executor=executor, scheduler=scheduler)
+    t = time.perf_counter()
+    acc, _ = map_blocks(tiny_block, n_blocks, 1, _add, workers=workers, executor=executor, scheduler=scheduler)
+    assert acc == n_blocks
+    return (time.perf_counter() - t) / n_blocks
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=400_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--players", type=int, default=6)
+    parser.add_argument("--variants", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--executors", default="threads,processes,dask")
+    parser.add_argument("--blocks", type=int, default=400, help="empty blocks for the overhead figure")
+    parser.add_argument("--out", default="results/bench")
+    args = parser.parse_args(argv)
+
+    from simcore.engine import executors
+    from simcore.variants import all_variants, get_variant
+
+    cores = os.cpu_count() or 1
+    names = args.variants.split(",") if args.variants else list(all_variants())
+    wanted = [e for e in args.executors.split(",") if e]
+    for e in wanted:
+        executors.check_executor(e)
+    if "dask" in wanted:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            print(f"dask not installed ({executors.DASK_INSTALL}); skipping it", file=sys.stderr)
+            wanted.remove("dask")
+    counts = list(range(1, cores + 1))
+    startup = {}
+    for e in wanted:
+        if e == "threads":
+            continue
+        for w in counts:
+            t = time.perf_counter()
+            time_run("holdem", 2, 1024 * w * 2, e, w, 1)  # starts the pool, loads the kernels
+            startup[f"{e}/{w}"] = time.perf_counter() - t
+    rows = []
+    for name in names:
+        v = get_variant(name)
+        players = max(v.min_players, min(args.players, v.max_players))
+        time_run(name, players, 20_000, "threads", 1, 1)  # compile or load from the cache
+        base = None
+        for e in wanted:
+            for w in counts:
+                time_run(name, players, 4 * 16384, e, w, 1)  # warm every worker for this variant
+                rate = time_run(name, players, args.deals, e, w, args.repeat)
+                if e == "threads" and w == 1:
+                    base = rate
+                rows.append({"variant": name, "players": players, "executor": e, "workers": w,
+                             "deals_per_s": rate, "speedup": rate / base if base else float("nan")})
+                print(f"{name:<9} {players} players  {e:<9} {w:>2} workers  {rate:>12,.0f} deals/s  "
+                      f"x{rows[-1]['speedup']:.2f}", flush=True)
+    overhead = {}
+    for e in [x for x in wanted if x != "threads"] + ["threads"]:
+        overhead[e] = block_overhead(e, cores, args.blocks)
+        print(f"overhead per block, {e:<9} {cores} workers: {overhead[e] * 1e3:.3f} ms", flush=True)
+
+    lines = [f"pvsim scaling: {args.deals:,} deals per run, best of {args.repeat}; {cores} cores "
+             f"({platform.processor() or platform.machine()}); load average at the end "
+             f"{os.getloadavg()[0]:.1f}",
+             "", "| variant | players | executor | " + " | ".join(f"{w} workers" for w in counts) + " |",
+             "| --- | --- | --- | " + " | ".join("---" for _ in counts) + " |"]
+    for name in names:
+        for e in wanted:
+            rs = [r for r in rows if r["variant"] == name and r["executor"] == e]
+            cells = [f"{r['deals_per_s'] / 1e6:.2f} M (x{r['speedup']:.2f})" for r in rs]
+            lines.append(f"| {name} | {rs[0]['players']} | {e} | " + " | ".join(cells) + " |")
+    lines += ["", "pool start-up (first run, s): " + ", ".join(f"{k} {v:.2f}" for k, v in startup.items()),
+              "overhead per block (ms, empty blocks): "
+              + ", ".join(f"{k} {v * 1e3:.3f}" for k, v in overhead.items())]
+    best = {}
+    for r in rows:
+        if r["workers"] == cores:
+            best[r["variant"]] = max(best.get(r["variant"], 0.0), r["speedup"])
+    if cores == 2:
+        lines.append(f"target x{TARGET_2_CORES} on 2 cores: " + ", ".join(
+            f"{k} x{v:.2f} {'met' if v >= TARGET_2_CORES else 'NOT met'}" for k, v in best.items()))
+    text = "\n".join(lines)
+    print("\n" + text)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "scaling.txt"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out, "scaling.json"), "w", encoding="utf-8") as f:
+        json.dump({"command": " ".join(sys.argv), "cores": cores, "rows": rows, "startup_s": startup,
+                   "overhead_per_block_s": overhead, "load_average": os.getloadavg()}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

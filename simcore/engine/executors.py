@@ -1,0 +1,533 @@
+"""Where a run's blocks are played: a thread pool, worker processes, or a Dask cluster.
+
+:func:`~simcore.engine.runner.map_blocks` is the one execution loop; it asks
+this module for a pool (:func:`open_pool`) and submits ``run_block(b, n)`` for
+every block, merging the results strictly in block order. Whatever runs the
+blocks, block ``b`` is dealt from the same seeds and the merge order never
+changes, so a seed's numbers are bit-identical for every executor, number of
+workers and scheduling.
+
+- ``threads``: a thread pool in this process. No start-up cost, and the
+  numba kernels release the GIL, but strategy calls, table set-up and small
+  numpy operations hold it, which caps the speed-up.
+- ``processes``: a pool of worker processes, kept for the life of the calling
+  process, so a second run starts at once.
+- ``dask``: the blocks become tasks on a ``dask.distributed`` cluster: an
+  existing scheduler (``scheduler="tcp://host:8786"``) or a ``LocalCluster``
+  of worker processes started on first use.
+
+A process or Dask worker cannot receive a :class:`~simcore.engine.runner.Job`
+as it is (it holds the variant object and strategy functions), so a
+:class:`BlockTask` travels as a description instead: the variant's class and
+options, every seat's strategies (a module-level function by its module and
+name, a registry factory such as ``rollout:32`` by its spec), the known
+slots, seed, block size and forced actions. The worker rebuilds the job once
+and keeps it for the next blocks of the same run. Importing a strategy's
+module in the worker registers what that module registers, as it did in the
+calling program.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+EXECUTORS = ("threads", "processes", "dask")
+DASK_INSTALL = 'pip install "pvsim[dask]"  (or: pip install "dask[distributed]")'
+
+
+class DaskNotInstalled(ImportError, ValueError):
+    """Dask was asked for but ``dask.distributed`` cannot be imported.
+
+    Also a ValueError, so that the CLI reports it in one line like other bad input.
+    """
+
+
+class NotShippable(ValueError):
+    """A run cannot travel to worker processes (a strategy defined where they cannot import it)."""
+
+
+def check_executor(executor, scheduler=None) -> str | None:
+    """The executor's name (None: choose automatically), checked against :data:`EXECUTORS`."""
+    if executor is not None and executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
+    if scheduler is not None:
+        if executor not in (None, "dask"):
+            raise ValueError(f"a scheduler ({scheduler!r}) needs executor 'dask', got {executor!r}")
+        return "dask"
+    return executor
+
+
+def check_workers(workers) -> int | None:
+    if workers is None:
+        return None
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"the number of workers must be a positive integer, got {workers!r}")
+    return workers
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+# -- a job as a description --------------------------------------------------------------
+
+
+def _version() -> str:
+    from simcore import __version__
+
+    return __version__
+
+
+def _by_reference(fn):
+    """(module, qualname) if a worker can import ``fn`` by name, else None."""
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", None)
+    if not module or not qualname or module == "__main__" or "<" in qualname:
+        return None
+    try:
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:  # noqa: BLE001 - any failure means: not importable by name
+        return None
+    return (module, qualname) if obj is fn else None
+
+
+def _strategy_item(variant, seat: int, decision: str, label: str, fn) -> tuple:
+    """How one seat's strategy for one decision travels to a worker."""
+    from strategies.registry import policies  # the engine never imports strategies at module level
+
+    name = label.partition(":")[0]
+    entry = policies(variant.name, decision).get(name)
+    if entry is not None and entry.factory is not None:
+        # Factories (random, rollout:N) build closures: rebuild from the spec.
+        ref = _by_reference(entry.factory)
+        if ref is not None:
+            return ("spec", label, ref[0])
+    else:
+        ref = _by_reference(fn)
+        if ref is not None:
+            return ("ref", label, *ref)
+        module = getattr(fn, "__module__", "") or ""
+        if entry is not None and entry.function is fn and module.split(".")[0] == "strategies":
+            # A built-in policy made by a helper: importing its module registers it.
+            return ("spec", label, module)
+        if not hasattr(fn, "__code__"):  # a callable object: try it by value
+            try:
+                return ("value", label, pickle.dumps(fn))
+            except Exception:  # noqa: BLE001
+                pass
+    where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    raise NotShippable(
+        f"strategy {label!r} ({decision}, seat {seat}) is {where}, which worker processes cannot import. "
+        "Define it at module level in an importable module (a .py file on the path, not __main__ "
+        "or a notebook cell) and register it there, or use executor='threads' (--executor threads)")
+
+
+def describe(job) -> dict:
+    """A picklable description of ``job`` that :func:`rebuild` turns back into a Job.
+
+    Raises :class:`NotShippable` naming the first strategy a worker could not import.
+    """
+    v = job.variant
+    cls_ref = _by_reference(type(v))
+    if cls_ref is None:
+        raise NotShippable(f"variant class {type(v).__qualname__} is not importable by name; "
+                           "define it at module level in an importable module, or use threads")
+    lineups = [[{d: _strategy_item(v, s, d, label, fn) for d, (label, fn) in seat.items()}
+                for s, seat in enumerate(lineup)] for lineup in job.lineups]
+    return {
+        "version": _version(), "variant": (cls_ref, v.name, dict(v.opts)), "n_players": job.n_players,
+        "lineups": lineups, "known": job.known, "seed": job.seed, "block_size": job.block_size,
+        "forced": job.forced, "record": job.record,
+    }
+
+
+def _import(module: str, qualname: str):
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def rebuild(desc: dict):
+    """The Job a description (:func:`describe`) stands for, built in this process."""
+    from simcore import variants
+
+    from .runner import Job
+
+    if desc["version"] != _version():
+        raise RuntimeError(f"this worker runs pvsim {_version()} but the run was started with pvsim "
+                           f"{desc['version']}; install the same version on every worker")
+    (module, qualname), name, opts = desc["variant"]
+    cls = _import(module, qualname)
+    if variants.variant_classes().get(name) is cls:
+        v = variants.get_variant(name, **opts)
+    else:  # a variant the calling program added (a test's toy game)
+        v = cls(**opts)
+    import strategies  # noqa: F401 - the built-in policies register themselves
+    from strategies.registry import resolve
+
+    def strategy(decision, item):
+        kind, label = item[0], item[1]
+        if kind == "ref":
+            return label, _import(item[2], item[3])
+        if kind == "spec":
+            importlib.import_module(item[2])  # registers the factory
+            return resolve(v, decision, label)
+        return label, pickle.loads(item[2])
+
+    lineups = [[{d: strategy(d, item) for d, item in seat.items()} for seat in lineup]
+               for lineup in desc["lineups"]]
+    return Job(v, desc["n_players"], lineups, desc["known"], desc["seed"], desc["block_size"],
+               desc["forced"], desc["record"])
+
+
+_WORKER_JOBS: dict = {}  # token -> BlockTask, in a worker process
+_WORKER_LOCK = threading.Lock()
+_WORKER_KEEP = 8
+
+
+def _remote_task(token: str, payload: bytes) -> "BlockTask":
+    """Unpickling a BlockTask in a worker: rebuilt once per run and process, then reused."""
+    with _WORKER_LOCK:
+        task = _WORKER_JOBS.get(token)
+        if task is None:
+            desc, reduce = pickle.loads(payload)
+            task = BlockTask(rebuild(desc), reduce)
+            task._payload, task._token = payload, token
+            if len(_WORKER_JOBS) >= _WORKER_KEEP:
+                _WORKER_JOBS.pop(next(iter(_WORKER_JOBS)))
+            _WORKER_JOBS[token] = task
+        return task
+
+
+class BlockTask:
+    """``run_block(b, n) = reduce(job.run_block(b, n))`` that can travel to other processes.
+
+    ``reduce`` must be picklable (a module-level function or a small object);
+    the job travels as its description (:func:`describe`).
+    """
+
+    def __init__(self, job, reduce):
+        self.job = job
+        self.reduce = reduce
+        self._payload = None
+        self._token = None
+
+    def __call__(self, b: int, n: int):
+        return self.reduce(self.job.run_block(b, n))
+
+    def payload(self) -> bytes:
+        """The pickled description; raises :class:`NotShippable` when it cannot travel."""
+        if self._payload is None:
+            try:
+                payload = pickle.dumps((describe(self.job), self.reduce), protocol=pickle.HIGHEST_PROTOCOL)
+            except NotShippable:
+                raise
+            except (pickle.PicklingError, TypeError, AttributeError) as e:
+                raise NotShippable(f"this run cannot be sent to worker processes ({e}); "
+                                   "use executor='threads'") from e
+            self._payload = payload
+            self._token = hashlib.sha256(payload).hexdigest()
+        return self._payload
+
+    def shippable(self) -> bool:
+        try:
+            self.payload()
+        except NotShippable:
+            return False
+        return True
+
+    def __reduce__(self):
+        return _remote_task, (self._token or (self.payload() and self._token), self.payload())
+
+
+def shippable(run_block) -> bool:
+    """Whether ``run_block`` can be sent to worker processes."""
+    if isinstance(run_block, BlockTask):
+        return run_block.shippable()
+    try:
+        pickle.dumps(run_block)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def require_shippable(run_block, executor: str) -> None:
+    if isinstance(run_block, BlockTask):
+        run_block.payload()
+        return
+    try:
+        pickle.dumps(run_block)
+    except Exception as e:  # noqa: BLE001
+        raise NotShippable(f"run_block {run_block!r} cannot be sent to {executor} workers ({e}); "
+                           "pass a module-level function or a BlockTask, or use executor='threads'") from e
+
+
+# -- pools ------------------------------------------------------------------------------
+
+
+class Pool:
+    """What map_blocks needs of an executor: submit, wait for the first finished, close."""
+
+    name = "threads"
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def submit(self, fn, b, n):
+        raise NotImplementedError
+
+    def wait_first(self, futures):
+        done, _ = wait(futures, return_when=FIRST_COMPLETED)
+        return done
+
+    def close(self, cancel: bool) -> None:
+        pass
+
+
+class ThreadPool(Pool):
+    name = "threads"
+
+    def __init__(self, workers):
+        super().__init__(workers)
+        self._pool = ThreadPoolExecutor(max_workers=workers)
+
+    def submit(self, fn, b, n):
+        return self._pool.submit(fn, b, n)
+
+    def close(self, cancel):
+        self._pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+def _worker_init():
+    # Ctrl-C is the calling process's to handle: it keeps the merged prefix and
+    # drops the rest. A worker interrupted mid-block would only break the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+_PROCESS_POOL = {"pool": None, "workers": 0}
+_PROCESS_LOCK = threading.Lock()
+
+
+def _mp_context():
+    # forkserver: workers fork from a clean server that has imported pvsim once
+    # (fast starts, no threads inherited from the caller); spawn elsewhere.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["simcore.engine.executors", "simcore.api", "strategies"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def process_executor(workers: int) -> ProcessPoolExecutor:
+    """The shared pool of ``workers`` worker processes (started on first use, kept)."""
+    with _PROCESS_LOCK:
+        pool = _PROCESS_POOL["pool"]
+        if pool is not None and (_PROCESS_POOL["workers"] != workers or getattr(pool, "_broken", False)):
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = None
+        if pool is None:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_worker_init)
+            _PROCESS_POOL.update(pool=pool, workers=workers)
+        return pool
+
+
+def shutdown_processes() -> None:
+    """Stop the shared worker processes (a later run starts new ones)."""
+    with _PROCESS_LOCK:
+        pool = _PROCESS_POOL["pool"]
+        _PROCESS_POOL.update(pool=None, workers=0)
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+class ProcessPool(Pool):
+    name = "processes"
+
+    def __init__(self, workers):
+        super().__init__(workers)
+        self._pool = process_executor(workers)
+
+    def submit(self, fn, b, n):
+        try:
+            return self._pool.submit(fn, b, n)
+        except BrokenProcessPool:
+            self._pool = process_executor(self.workers)
+            return self._pool.submit(fn, b, n)
+
+    def close(self, cancel):
+        # The pool outlives the run; blocks still running finish and are dropped.
+        if getattr(self._pool, "_broken", False):
+            shutdown_processes()
+
+
+_DASK: dict = {}  # scheduler address or ("local", workers) -> (client, cluster or None)
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError as e:
+        raise DaskNotInstalled(f"the dask executor needs dask.distributed, which is not installed: "
+                               f"{DASK_INSTALL}") from e
+    return distributed
+
+
+def dask_client(scheduler=None, workers: int | None = None):
+    """A ``distributed.Client``: to ``scheduler`` (an address or a Client), or to a
+    LocalCluster of ``workers`` single-threaded processes started on first use and
+    kept for the life of this process."""
+    distributed = _distributed()
+    if scheduler is not None and not isinstance(scheduler, str):
+        return scheduler  # a Client the caller made
+    key = scheduler or ("local", workers or default_workers())
+    got = _DASK.get(key)
+    if got is not None and got[0].status == "running":
+        return got[0]
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout="10s", set_as_default=False)
+        except OSError as e:
+            raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} ({e}); start one with "
+                             "`dask scheduler` and workers with `dask worker ADDRESS`") from e
+        _DASK[key] = (client, None)
+        return client
+    cluster = distributed.LocalCluster(n_workers=key[1], threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs="error")
+    client = distributed.Client(cluster, set_as_default=False)
+    _DASK[key] = (client, cluster)
+    return client
+
+
+@atexit.register
+def _close_dask():
+    for client, cluster in list(_DASK.values()):
+        try:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
+            pass
+    _DASK.clear()
+
+
+class DaskPool(Pool):
+    name = "dask"
+
+    def __init__(self, workers, scheduler=None):
+        self._distributed = _distributed()
+        self.client = dask_client(scheduler, workers)
+        if workers is None:  # every thread the cluster has
+            workers = max(sum(self.client.nthreads().values()), 1)
+        super().__init__(workers)
+
+    def submit(self, fn, b, n):
+        return self.client.submit(fn, b, n, pure=False)
+
+    def wait_first(self, futures):
+        from distributed.client import _wait
+
+        # distributed.wait() needs a default client; ours is not (the caller may have one).
+        done, _ = self.client.sync(_wait, futures, timeout=None, return_when="FIRST_COMPLETED")
+        return done
+
+    def close(self, cancel):
+        pass  # map_blocks cancels what is pending; the client is kept for the next run
+
+
+def open_pool(executor: str, workers: int, scheduler=None) -> Pool:
+    if executor == "threads":
+        return ThreadPool(workers)
+    if executor == "processes":
+        return ProcessPool(workers)
+    return DaskPool(workers, scheduler)
+
+
+def main_reimports_safely() -> bool:
+    """Whether worker processes can import the calling program's ``__main__`` harmlessly.
+
+    Process workers (forkserver or spawn) import the main script again; one
+    without an ``if __name__ == "__main__":`` guard would run itself again in
+    every worker. A session with no main file (a notebook, the REPL) is safe.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path:
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+    except OSError:
+        return False
+    return "__name__" in source and "__main__" in source
+
+
+def choose(executor: str | None, run_block, workers: int, n_blocks: int) -> str:
+    """The executor a run uses: the one asked for, or the default.
+
+    The default is ``processes`` when there is more than one worker, more than
+    one block per worker, the run can travel (its strategies importable by
+    name) and the main script re-imports safely (:func:`main_reimports_safely`),
+    else ``threads``; the README gives the measurements behind it.
+    """
+    if executor is not None:
+        if executor != "threads":
+            require_shippable(run_block, executor)
+        return executor
+    if can_move(run_block, workers, n_blocks) and process_pool_ready(workers):
+        return "processes"
+    return "threads"
+
+
+def can_move(run_block, workers: int, n_blocks: int) -> bool:
+    """Whether a run left to the default may move to worker processes."""
+    return (workers > 1 and n_blocks > 2 * workers and isinstance(run_block, BlockTask)
+            and run_block.shippable() and main_reimports_safely())
+
+
+def process_pool_ready(workers: int) -> bool:
+    """Whether the shared pool of ``workers`` processes is running already (a warm start)."""
+    pool = _PROCESS_POOL["pool"]
+    return (pool is not None and _PROCESS_POOL["workers"] == workers and not getattr(pool, "_broken", False)
+            and len(getattr(pool, "_processes", None) or {}) == workers)
+
+
+def _prepare(task, n: int) -> int:
+    """In a worker: rebuild the job (unpickling did) and load its kernels on a few deals."""
+    task(0, n)
+    return os.getpid()
+
+
+class Warmup:
+    """Starts the shared worker processes and readies them for one run, in the background.
+
+    The default executor starts a run on threads (no start-up cost) and calls
+    this once the run has shown it will last; when :meth:`ready`, the rest of
+    the run's blocks go to the processes. Block seeds and the merge order do
+    not depend on where a block ran, so the numbers do not change.
+    """
+
+    def __init__(self, run_block, workers: int):
+        self.workers = workers
+        self.failed = False
+        pool = process_executor(workers)
+        self.futures = [pool.submit(_prepare, run_block, 16) for _ in range(workers)]
+
+    def ready(self) -> bool:
+        if not all(f.done() for f in self.futures):
+            return False
+        if any(f.exception() is not None for f in self.futures):
+            self.failed = True  # stay on threads; a real error shows up there
+            return False
+        return True

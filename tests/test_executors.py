@@ -1,0 +1,213 @@
+"""Executors: threads, worker processes and Dask give bit-identical numbers.
+
+Every variant's simulate, and compare/analyze on one, are run on one thread
+(the reference), on two worker processes and on a Dask LocalCluster of two
+worker processes (one cluster for the module: starting one takes seconds).
+A strategy defined at module level here runs in the workers, which import
+this module by name; a closure is refused with a clear error, or left to
+threads when the executor is the default. Dask's tests are skipped only where
+dask.distributed is not installed (CI installs it with the test extra).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import strategies
+from simcore import analyze, compare, simulate
+from simcore.engine import executors, map_blocks, runner
+from simcore.engine.executors import DaskNotInstalled, NotShippable
+from simcore.variants import variant_classes
+
+BUILT_IN = sorted(variant_classes())  # the toy game of other tests registers itself later
+SMALL = dict(block_size=512, progress=False, seed=3)
+
+
+def pass_highest(obs, rng):
+    """A user strategy in an importable module: workers import it by name."""
+    return np.argmax(obs["hand"], axis=1).astype(np.int64)
+
+
+def fails_on_seven(obs, rng):
+    """Fails on a block of exactly 7 deals."""
+    if len(obs["legal"]) == 7:
+        raise ValueError("test-exec-fails-on-7: a block of 7 deals")
+    return np.argmax(obs["legal"], axis=1).astype(np.int64)
+
+
+def interrupt_on_five(obs, rng):
+    """Ctrl-C on a block of exactly 5 deals."""
+    if len(obs["legal"]) == 5:
+        raise KeyboardInterrupt
+    return np.argmax(obs["legal"], axis=1).astype(np.int64)
+
+
+def slow_on_threads(obs, rng):
+    """Pass the lowest card, 10 ms late on a thread-pool thread: a run that lasts until it moves."""
+    if threading.current_thread() is not threading.main_thread():
+        time.sleep(0.01)
+    return np.argmin(obs["hand"], axis=1).astype(np.int64)
+
+
+OURS = [("pass", "test-exec-slow-on-threads", slow_on_threads), ("pass", "test-exec-highest", pass_highest), ("discard", "test-exec-fails-on-7", fails_on_seven),
+        ("discard", "test-exec-interrupt-on-5", interrupt_on_five)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered():
+    """This module's strategies, registered while its tests run (workers import them by name)."""
+    for decision, name, fn in OURS:
+        strategies.register("estonian", decision, name, fn.__doc__ or name)(fn)
+    yield
+    for decision, name, _ in OURS:
+        strategies.unregister("estonian", decision, name)
+
+
+def tiny_block(b, n):
+    return np.array([b, n])
+
+
+def _add(a, b):
+    return a + b
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a LocalCluster of two single-threaded worker processes."""
+    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.ERROR)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        for key in [k for k in executors._DASK if k == cluster.scheduler_address]:
+            executors._DASK.pop(key)[0].close()
+        cluster.close()
+
+
+def _same_seat_stats(a, b):
+    assert a.n == b.n
+    for name in ("share_sum", "share_sq", "wins", "ties", "categories", "winning", "part_sum", "part_sq"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def _same_paired(a, b):
+    assert a.n == b.n
+    for name in ("total", "cross", "wins", "ties"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize("variant", BUILT_IN)
+def test_processes_and_dask_give_the_numbers_of_one_thread(variant, scheduler):
+    n = 3 * 512 + 100  # a short last block too
+    one = simulate(variant, 3, n, workers=1, executor="threads", **SMALL)
+    procs = simulate(variant, 3, n, workers=2, executor="processes", **SMALL)
+    dask = simulate(variant, 3, n, scheduler=scheduler, **SMALL)
+    assert (procs.info.executor, dask.info.executor) == ("processes", "dask")
+    _same_seat_stats(one.stats, procs.stats)
+    _same_seat_stats(one.stats, dask.stats)
+
+
+def test_paired_runs_are_identical_on_every_executor(scheduler):
+    kw = dict(SMALL, a="pass=highest", b="pass=lowest")
+    ref = compare("estonian", 4, 2048, workers=1, executor="threads", **kw).stats
+    _same_paired(ref, compare("estonian", 4, 2048, workers=2, executor="processes", **kw).stats)
+    _same_paired(ref, compare("estonian", 4, 2048, executor="dask", scheduler=scheduler, **kw).stats)
+    kw = dict(SMALL, n_deals=2048, stop_early=False)
+    ref = analyze("estonian", 4, "As Kd 7c", workers=1, executor="threads", **kw).stats
+    _same_paired(ref, analyze("estonian", 4, "As Kd 7c", workers=2, executor="processes", **kw).stats)
+    _same_paired(ref, analyze("estonian", 4, "As Kd 7c", scheduler=scheduler, **kw).stats)
+
+
+def test_precision_stops_at_the_same_block_on_every_executor(scheduler):
+    kw = dict(precision=0.02, block_size=256, progress=False, seed=5)
+    ref = simulate("holdem", 2, 1_000_000, workers=1, executor="threads", **kw)
+    assert ref.n_deals < 1_000_000
+    for r in (simulate("holdem", 2, 1_000_000, workers=2, executor="processes", **kw),
+              simulate("holdem", 2, 1_000_000, scheduler=scheduler, **kw)):
+        assert r.n_deals == ref.n_deals
+        _same_seat_stats(ref.stats, r.stats)
+
+
+def test_a_strategy_defined_in_this_module_runs_in_workers(scheduler):
+    kw = dict(SMALL, hero="pass=test-exec-highest")
+    ref = simulate("estonian", 3, 2048, workers=1, executor="threads", **kw)
+    for r in (simulate("estonian", 3, 2048, workers=2, executor="processes", **kw),
+              simulate("estonian", 3, 2048, scheduler=scheduler, **kw)):
+        assert r.table().strategy[0].startswith("pass=test-exec-highest")
+        _same_seat_stats(ref.stats, r.stats)
+
+
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_an_error_in_a_worker_keeps_the_finished_blocks(executor, request):
+    kw = {"scheduler": request.getfixturevalue("scheduler")} if executor == "dask" else {"workers": 2}
+    with pytest.raises(ValueError, match="test-exec-fails-on-7") as e:
+        simulate("estonian", 3, 3 * 512 + 7, hero="discard=test-exec-fails-on-7", executor=executor, **SMALL,
+                 **kw)
+    assert e.value.partial_result.n_deals == 3 * 512
+    ref = simulate("estonian", 3, 3 * 512, hero="discard=test-exec-fails-on-7", workers=1, **SMALL)
+    _same_seat_stats(ref.stats, e.value.partial_result.stats)
+
+
+def test_ctrl_c_in_a_worker_process_keeps_the_merged_prefix():
+    r = simulate("estonian", 3, 4 * 512 + 5, hero="discard=test-exec-interrupt-on-5", workers=2,
+                 executor="processes", **SMALL)
+    assert r.info.interrupted
+    assert r.n_deals == 4 * 512
+
+
+def test_a_closure_is_a_clear_error_under_processes_and_left_to_threads_by_default():
+    @strategies.register("estonian", "pass", "test-exec-closure", "a closure: workers cannot import it")
+    def closure(obs, rng):
+        return np.zeros(len(obs["legal"]), dtype=np.int64)
+
+    try:
+        with pytest.raises(NotShippable, match=r"'test-exec-closure' \(pass, seat 0\).*<locals>.*importable "
+                                               r"module.*executor='threads'"):
+            simulate("estonian", 3, 2048, hero="pass=test-exec-closure", workers=2, executor="processes", **SMALL)
+        r = simulate("estonian", 3, 2048, hero="pass=test-exec-closure", workers=2, **SMALL)
+        assert r.info.executor == "threads" and r.n_deals == 2048
+    finally:
+        strategies.unregister("estonian", "pass", "test-exec-closure")
+
+
+def test_the_default_moves_a_long_run_to_processes_with_the_same_numbers(monkeypatch):
+    kw = dict(hero="pass=test-exec-slow-on-threads", block_size=16, progress=False)
+    n = 1000 * 16  # 5 s on two threads; a second or two until the processes are ready
+    ref = simulate("estonian", 3, n, workers=1, executor="processes", **kw)
+    monkeypatch.setattr(runner, "UPGRADE_AFTER", 0.2)
+    executors.shutdown_processes()  # a cold start: the run begins on threads
+    r = simulate("estonian", 3, n, workers=2, **kw)
+    assert r.info.executor == "threads, then processes"
+    _same_seat_stats(ref.stats, r.stats)
+    again = simulate("estonian", 3, n, workers=2, **kw)
+    assert again.info.executor == "processes"  # the pool is warm now
+    _same_seat_stats(ref.stats, again.stats)
+
+
+def test_map_blocks_takes_module_level_functions_on_every_executor(scheduler):
+    for kw in ({"executor": "threads"}, {"executor": "processes"}, {"scheduler": scheduler}):
+        acc, info = map_blocks(tiny_block, 1000, 100, _add, workers=2, **kw)
+        assert acc.tolist() == [45, 1000] and info.n_deals == 1000
+
+
+def test_bad_executor_settings_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown executor 'gpu'; choose from threads, processes, dask"):
+        simulate("holdem", 2, 100, executor="gpu", progress=False)
+    with pytest.raises(ValueError, match="workers must be a positive integer, got 0"):
+        simulate("holdem", 2, 100, workers=0, progress=False)
+    with pytest.raises(ValueError, match="needs executor 'dask', got 'threads'"):
+        simulate("holdem", 2, 100, executor="threads", scheduler="tcp://127.0.0.1:1", progress=False)
+    with pytest.raises(ValueError, match="run_block .* cannot be sent to processes"):
+        map_blocks(lambda b, n: n, 10, 5, _add, executor="processes")
+
+
+def test_dask_missing_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
+    with pytest.raises(DaskNotInstalled, match=r'pip install "pvsim\[dask\]"'):
+        simulate("holdem", 2, 1000, executor="dask", progress=False)
