@@ -414,7 +414,28 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _simple(card, legal, by_rank):
+    """first-open and by-rank: a kernel of their own, which reads two arrays only."""
+    n = legal.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        first = _first_legal(legal, i)
+        if by_rank:
+            h = _by_rank_hand(card[i])
+            out[i] = h if legal[i, h] else first
+        else:
+            out[i] = first
+    return out
+
+
 def _policy(code):
+    if code in (_FIRST_OPEN, _BY_RANK):
+        def simple(obs, rng):
+            return _simple(obs["card"], obs["legal"], code == _BY_RANK)
+
+        return simple
+
     def strategy(obs, rng):
         return _decide(obs["flop"], obs["up"], obs["placed"], obs["own_down"], obs["card"],
                        obs["legal"], int(obs["seat"]), int(obs["round"]), code)
