@@ -39,7 +39,7 @@ FLOP = 3
 DECK = 52
 N_DRAWS = 32  # a draw is a 5-bit mask over the seat's card slots
 KEEP, REFUSE = 0, 1
-MAX_RESHUFFLES = 16  # per deal; at most about P + 1 happen (see n_chance)
+MAX_RESHUFFLES = 16  # recyclings logged per deal (counted beyond); 9 is the most seen at 9 players
 
 # Error codes of the service kernels (0: fine).
 _OK, _NO_CARD, _NO_CHANCE = 0, 1, 2
