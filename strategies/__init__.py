@@ -9,6 +9,7 @@ from . import estonian  # noqa: E402,F401
 from . import slovak  # noqa: E402,F401
 from . import russian  # noqa: E402,F401
 from . import tapiola  # noqa: E402,F401
+from . import sviten  # noqa: E402,F401
 
 __all__ = ["register", "resolve", "policies", "default_policy", "parse_spec", "lineup", "spec_label",
            "unregister"]
