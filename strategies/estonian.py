@@ -16,7 +16,10 @@ kernels over the batch. ``random`` and ``rollout`` exist for every decision
 """
 from __future__ import annotations
 
+import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -264,6 +267,251 @@ def potential(hand, flop, seen, n_players) -> np.ndarray:
     )
 
 
+# -- potential from a table: the same decisions without enumerating per row -----------
+#
+# The enumeration above sums a pair's strength over every unseen turn and
+# river. Whether a card is unseen to the seat or simply out of the deck,
+# every option of one decision excludes the same cards, so the sum splits:
+#
+#     sum over turn/river pairs avoiding F + kept + excluded
+#       = T(F + kept)                    all pairs avoiding the five cards
+#       - pairs that touch an excluded card
+#
+# T (a table over all 2,598,960 five-card sets, built once per table size
+# from its 134,459 suit-isomorphism classes) depends on the five cards only.
+# At the pass the excluded card is the passed one and every option removes
+# the same pairs (those with one card of the flop and hand's six), so the
+# scores differ by T alone. At the discard the passed card ``x`` is also
+# excluded; an option's pairs that touch ``x`` sum to W(F + kept + x), a sum
+# over one card, computed only for the options that the bound 0 <= W <= 45
+# leaves in contention. The scores differ from the enumeration's by a
+# constant per row (the same for every option) and by rounding (about 1e-16,
+# far inside the 1e-12 tie margin), so the actions are the same; a test
+# compares them on large random samples.
+
+_N5 = 2598960
+
+
+def _binomials():
+    b = np.zeros((53, 6), np.int64)
+    for n in range(53):
+        for k in range(6):
+            b[n, k] = math.comb(n, k)
+    return b
+
+
+_BINOM = _binomials()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sort2(a, b):
+    return min(a, b), max(a, b)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _index5(c0, c1, c2, c3, c4):
+    """Colex index (0 .. C(52,5)-1) of five distinct cards in any order."""
+    # a sorting network (nine compare-exchanges), then sum C(card, place)
+    c0, c1 = _sort2(c0, c1)
+    c3, c4 = _sort2(c3, c4)
+    c2, c4 = _sort2(c2, c4)
+    c2, c3 = _sort2(c2, c3)
+    c1, c4 = _sort2(c1, c4)
+    c0, c3 = _sort2(c0, c3)
+    c0, c2 = _sort2(c0, c2)
+    c1, c3 = _sort2(c1, c3)
+    c1, c2 = _sort2(c1, c2)
+    return _BINOM[c0, 1] + _BINOM[c1, 2] + _BINOM[c2, 3] + _BINOM[c3, 4] + _BINOM[c4, 5]
+
+
+@njit(cache=True, nogil=True)
+def _canonical_classes():
+    """(canon (C(52,5),) int32, classes): every five-card set's class representative.
+
+    Two sets are in one class when a relabelling of suits maps one onto the
+    other; the representative is the set whose suits, by rank mask, are in
+    descending order. ``classes`` lists the representatives' indices.
+    """
+    canon = np.empty(_N5, np.int32)
+    masks = np.empty(4, np.int64)
+    cards = np.empty(5, np.int64)
+    n_classes = 0
+    for e in range(4, 52):
+        for d in range(3, e):
+            for c in range(2, d):
+                for b in range(1, c):
+                    for a in range(b):
+                        masks[:] = 0
+                        for x in (a, b, c, d, e):
+                            masks[x & 3] |= np.int64(1) << (x >> 2)
+                        # descending: an insertion sort of four
+                        for u in range(1, 4):
+                            v = masks[u]
+                            w = u
+                            while w > 0 and masks[w - 1] < v:
+                                masks[w] = masks[w - 1]
+                                w -= 1
+                            masks[w] = v
+                        k = 0
+                        for su in range(4):
+                            for r in range(13):
+                                if (masks[su] >> r) & 1:
+                                    cards[k] = 4 * r + su
+                                    k += 1
+                        own = _index5(a, b, c, d, e)
+                        canon[own] = _index5(cards[0], cards[1], cards[2], cards[3], cards[4])
+                        if canon[own] == own:
+                            n_classes += 1
+    classes = np.empty(n_classes, np.int64)
+    k = 0
+    for i in range(_N5):
+        if canon[i] == i:
+            classes[k] = i
+            k += 1
+    return canon, classes
+
+
+@njit(cache=True, nogil=True)
+def _unrank5(idx, cards):
+    """The five cards (ascending) of colex index ``idx``."""
+    for place in range(5, 0, -1):
+        c = place - 1
+        while _BINOM[c + 1, place] <= idx:
+            c += 1
+        cards[place - 1] = c
+        idx -= _BINOM[c, place]
+
+
+@njit(cache=True, nogil=True)
+def _class_sums(classes, strength, out):
+    """out[k] = sum of strength over every two-card completion of the set ``classes[k]``."""
+    cards = np.empty(5, np.int64)
+    used = np.empty(52, np.bool_)
+    rest = np.empty(52, np.int64)
+    for k in range(classes.shape[0]):
+        _unrank5(classes[k], cards)
+        used[:] = False
+        key = SUIT_START
+        bits = np.uint64(0)
+        for j in range(5):
+            used[cards[j]] = True
+            key += CARD_KEY[cards[j]]
+            bits |= CARD_BIT[cards[j]]
+        m = unseen_cards(used, rest)
+        acc = 0.0
+        for t in range(m - 1):
+            kt = key + CARD_KEY[rest[t]]
+            bt = bits | CARD_BIT[rest[t]]
+            for r in range(t + 1, m):
+                acc += strength[value_high(kt + CARD_KEY[rest[r]], bt | CARD_BIT[rest[r]])]
+        out[k] = acc
+
+
+@njit(cache=True, nogil=True)
+def _fill_table(canon, classes, sums, table):
+    pos = np.empty(_N5, np.int32)
+    for k in range(classes.shape[0]):
+        pos[classes[k]] = k
+    for i in range(_N5):
+        table[i] = sums[pos[canon[i]]]
+
+
+_CLASSES = None
+_TABLES: dict[int, np.ndarray] = {}
+
+
+def completion_table(n_players: int) -> np.ndarray:
+    """(C(52,5),) float64: for every five-card set (colex index), the summed
+    strength (:func:`strength_table`) of its completions by two more cards.
+
+    Built on first use per table size (about a second on two cores) from the
+    suit-isomorphism classes, so that isomorphic sets hold the same sum.
+    """
+    global _CLASSES
+    strength = strength_table(n_players)
+    with _LOCK:
+        if n_players in _TABLES:
+            return _TABLES[n_players]
+        if _CLASSES is None:
+            _CLASSES = _canonical_classes()
+        canon, classes = _CLASSES
+        sums = np.empty(classes.shape[0], np.float64)
+        # Threads over chunks (the kernel releases the GIL): safe from any
+        # thread, unlike a numba parallel loop inside a run's worker.
+        workers = max(1, min(os.cpu_count() or 1, 8))
+        bounds = np.linspace(0, classes.shape[0], 4 * workers + 1).astype(np.int64)
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(lambda k: _class_sums(classes[bounds[k]:bounds[k + 1]], strength,
+                                                sums[bounds[k]:bounds[k + 1]]),
+                          range(len(bounds) - 1)))
+        table = np.empty(_N5, np.float64)
+        _fill_table(canon, classes, sums, table)
+        table.flags.writeable = False
+        _TABLES[n_players] = table
+        return table
+
+
+@njit(cache=True, nogil=True)
+def _pass_scores(hand, flop, table):
+    """(n, 3) pass scores: the enumeration's potential of each kept pair, up to a per-row constant."""
+    n = hand.shape[0]
+    out = np.empty((n, 3), np.float64)
+    for i in range(n):
+        f0, f1, f2 = np.int64(flop[i, 0]), np.int64(flop[i, 1]), np.int64(flop[i, 2])
+        h0, h1, h2 = np.int64(hand[i, 0]), np.int64(hand[i, 1]), np.int64(hand[i, 2])
+        out[i, 0] = table[_index5(f0, f1, f2, h1, h2)] / 1035.0
+        out[i, 1] = table[_index5(f0, f1, f2, h0, h2)] / 1035.0
+        out[i, 2] = table[_index5(f0, f1, f2, h0, h1)] / 1035.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _discard_best_potential(hand, flop, passed, table, strength, margin):
+    """best-potential's discard per row: the enumeration's choice, from the table
+    and the pairs that touch the passed card, for the options still in contention."""
+    n = hand.shape[0]
+    out = np.empty(n, np.int64)
+    t5 = np.empty(3, np.float64)
+    scores = np.empty(3, np.float64)
+    h = np.empty(3, np.int64)
+    used = np.empty(52, np.bool_)
+    for i in range(n):
+        f0, f1, f2 = np.int64(flop[i, 0]), np.int64(flop[i, 1]), np.int64(flop[i, 2])
+        h[0], h[1], h[2] = np.int64(hand[i, 0]), np.int64(hand[i, 1]), np.int64(hand[i, 2])
+        x = np.int64(passed[i])
+        t5[0] = table[_index5(f0, f1, f2, h[1], h[2])]
+        t5[1] = table[_index5(f0, f1, f2, h[0], h[2])]
+        t5[2] = table[_index5(f0, f1, f2, h[0], h[1])]
+        # score (times 990 pairs, less a per-row constant) = T - W, 0 <= W <= 45
+        best_low = max(t5[0], t5[1], t5[2]) - 45.0
+        # a 1e-9 slack covers rounding of sums near 1000 (about 1e-13)
+        cut = best_low - margin * 990.0 - 1e-9
+        n_in = 0
+        for o in range(3):
+            n_in += t5[o] >= cut
+        if n_in == 1:
+            out[i] = argmax3(t5[0], t5[1], t5[2])
+            continue
+        used[:] = False
+        used[f0] = used[f1] = used[f2] = used[h[0]] = used[h[1]] = used[h[2]] = used[x] = True
+        fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2] + CARD_KEY[x]
+        fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2] | CARD_BIT[x]
+        for o in range(3):
+            if t5[o] < cut:
+                scores[o] = -np.inf
+                continue
+            a, b = h[(o + 1) % 3], h[(o + 2) % 3]
+            key = fkey + CARD_KEY[a] + CARD_KEY[b]
+            bits = fbits | CARD_BIT[a] | CARD_BIT[b]
+            w = 0.0
+            for r in range(52):
+                if not used[r]:
+                    w += strength[value_high(key + CARD_KEY[r], bits | CARD_BIT[r])]
+            scores[o] = (t5[o] - w) / 990.0
+        out[i] = lowest_card_within(scores, h, margin)
+    return out
+
+
 @njit(cache=True, nogil=True)
 def _pick_max(scores, hand, margin):
     """Per row, the action of highest score; within ``margin`` of it, the lowest card."""
@@ -372,7 +620,7 @@ def pass_least_helpful(obs, rng):
 def pass_keep_potential(obs, rng):
     """Pass the card whose removal leaves the pair with the best mean strength over every turn and river."""
     hand = _c(obs["hand"])
-    scores = potential(hand, obs["flop"], np.full((len(hand), 1), -1, np.int8), obs["n_players"])
+    scores = _pass_scores(hand, _c(obs["flop"]), completion_table(int(obs["n_players"])))
     return _pick_max(scores, hand, 1e-12)
 
 
@@ -380,8 +628,9 @@ def pass_keep_potential(obs, rng):
 def pass_thoughtful(obs, rng):
     """Keep the pair with the best turn/river potential; if passes are within 0.01 of it, give the least helpful card."""
     hand = _c(obs["hand"])
-    scores = potential(hand, obs["flop"], np.full((len(hand), 1), -1, np.int8), obs["n_players"])
-    return _pick_thoughtful(scores, hand, _c(obs["flop"]), THOUGHTFUL_MARGIN)
+    flop = _c(obs["flop"])
+    scores = _pass_scores(hand, flop, completion_table(int(obs["n_players"])))
+    return _pick_thoughtful(scores, hand, flop, THOUGHTFUL_MARGIN)
 
 
 @register(V, "discard", "best-made", default=True)
@@ -393,10 +642,9 @@ def discard_best_made(obs, rng):
 @register(V, "discard", "best-potential")
 def discard_best_potential(obs, rng):
     """Keep the pair with the best mean strength over every turn and river (draws count)."""
-    hand = _c(obs["hand"])
-    seen = _c(obs["passed"]).reshape(-1, 1)
-    scores = potential(hand, obs["flop"], seen, obs["n_players"])
-    return _pick_max(scores, hand, 1e-12)
+    P = int(obs["n_players"])
+    return _discard_best_potential(_c(obs["hand"]), _c(obs["flop"]), _c(obs["passed"]).reshape(-1),
+                                   completion_table(P), strength_table(P), 1e-12)
 
 
 @register(V, "discard", "lowest")
