@@ -81,7 +81,7 @@ def _show(x) -> str:
 
 def differences(saved: dict, current: dict) -> list[str]:
     """Each header field that differs, as ``"seed: 1 in the checkpoint, 2 here"``."""
-    keys = list(FIELD_NAMES) + sorted(set(saved) | set(current) - set(FIELD_NAMES))
+    keys = list(FIELD_NAMES) + sorted((set(saved) | set(current)) - set(FIELD_NAMES))
     out = []
     for k in keys:
         if k in saved or k in current:
