@@ -306,6 +306,13 @@ def test_player_limits_and_the_decision():
         simulate("russian", 5, 10)
 
 
+def test_policy_names_and_the_default_are_exact():
+    names = set(policies("russian", "place"))
+    assert {"first-open", "random", "by-rank", "best-gain", "two-and-dump", "fight-weak", "conceal",
+            "rollout"} <= names
+    assert strategies.default_policy("russian", "place") == "first-open"
+
+
 def test_flop_card_k_starts_every_players_hand_k():
     # The rule text's flop: 4d, 8h, Jc. Each seat's quads need the flop card of
     # that hand number: seat 0's fours on hand 1, seat 1's eights on hand 2, jacks on hand 3.
