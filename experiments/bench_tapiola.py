@@ -80,3 +80,88 @@ def python_run(n_players: int, n_deals: int, last_best: bool, seed: int):
         var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
         stats.append((mean, math.sqrt(var / n_deals)))
     return stats, seconds
+
+
+def pvsim_rate(n_players, n_deals, spec, threads, seed, repeat=1):
+    """(result, best seconds of ``repeat`` runs); every run plays the same deals."""
+    from simcore import simulate
+
+    runs = [simulate("tapiola", n_players, n_deals, seed=seed, hero=spec, field=spec,
+                     threads=threads, progress=False) for _ in range(repeat)]
+    return runs[0], min(r.info.seconds for r in runs)
+
+
+def load_average() -> float:
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except OSError:
+        return float("nan")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.bench_tapiola",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--deals", type=int, default=2_000_000, help="pvsim deals per timing")
+    p.add_argument("--py-deals", type=int, default=10_000, help="pure-Python deals per timing")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=3,
+                   help="every timing (pvsim's and the pure-Python one) is the best of this many runs")
+    args = p.parse_args(argv)
+    P = args.players
+
+    import numba
+    import numpy as np
+
+    from simcore.engine.runner import default_threads
+
+    t = time.perf_counter()
+    for last in TARGETS:
+        pvsim_rate(P, 20_000, f"last={last}", 1, 0)  # load or compile the kernels
+    warm = time.perf_counter() - t
+    load_before = load_average()
+    print(f"Tapiola Hold'em, {P} players, every seat discard=lowest (python {sys.version.split()[0]}, "
+          f"numpy {np.__version__}, numba {numba.__version__}, {default_threads()} cpus)\n")
+    print(f"{'implementation':<34}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}"
+          f"{'target':>10}")
+    ok = True
+    agreement = []
+    for last, target in TARGETS.items():
+        py_runs = [python_run(P, args.py_deals, last == "best", args.seed) for _ in range(args.repeat)]
+        py_stats, py_s = py_runs[0][0], min(s for _, s in py_runs)
+        py_rate = args.py_deals / py_s
+        print(f"{'plain Python + eval7, last=' + last:<34}{1:>8}{args.py_deals:>12,}{py_s:>10.2f}"
+              f"{py_rate:>14,.0f}{1:>8}x")
+        for threads in (1, 2):
+            r, s = pvsim_rate(P, args.deals, f"last={last}", threads, args.seed, args.repeat)
+            rate = args.deals / s
+            ratio = rate / py_rate
+            met = ""
+            if threads == 2:
+                met = f">= {target:.0f}x " + ("ok" if ratio >= target else "NOT met")
+                ok &= ratio >= target
+                agreement.append((last, r, py_stats))
+            print(f"{'pvsim, last=' + last:<34}{threads:>8}{args.deals:>12,}{s:>10.2f}{rate:>14,.0f}"
+                  f"{ratio:>8.0f}x  {met}")
+    print(f"\n(first calls, kernels loaded from cache or compiled: {warm:.2f} s; 1-minute load average "
+          f"{load_before:.2f} before the timings, {load_average():.2f} after: the machine is shared, "
+          "so a load above the core count means other work took CPU time from these runs)")
+
+    print("\nagreement, seat 0's share (pvsim 2 threads vs plain Python), 4 standard errors:")
+    agree = True
+    for last, r, py_stats in agreement:
+        t = r.table()
+        a, sa = t.share[0], t.stderr[0]
+        b, sb = py_stats[0]
+        z = (a - b) / math.hypot(sa, sb)
+        agree &= abs(z) < 4
+        print(f"  last={last}: pvsim {a:.4f} ± {1.96 * sa:.4f}   python {b:.4f} ± {1.96 * sb:.4f}   "
+              f"z = {z:+.2f} {'ok' if abs(z) < 4 else 'DISAGREE'}")
+    print("targets: " + ("met" if ok else "NOT all met") + "; agreement: "
+          + ("all within 4 standard errors" if agree else "FAILED"))
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -276,6 +276,23 @@ def _throw_high(hand, held, centre, distinct, ace_low):
 
 
 @njit(cache=True, nogil=True)
+def lowest_rows(hand, held, out):
+    """The default policy over a batch: the held card with the smallest number.
+
+    Its own kernel, with scalar indexing only: the default runs at every
+    seat of most runs, and row views cost more than the comparison.
+    """
+    for i in range(hand.shape[0]):
+        pos = -1
+        low = 127
+        for j in range(hand.shape[1]):
+            if held[i, j] and hand[i, j] < low:
+                low = hand[i, j]
+                pos = j
+        out[i] = pos
+
+
+@njit(cache=True, nogil=True)
 def discard_rows(hand, held, centre, towers, policy, out):
     """One discard policy over a batch: ``out[i]`` the hand position to throw.
 
@@ -360,7 +377,10 @@ def _discard_policy(code):
     def strategy(obs, rng):
         hand, held, centre, towers = _view(obs)
         out = np.empty(hand.shape[0], np.int64)
-        discard_rows(hand, held, centre, towers, code, out)
+        if code == LOWEST:
+            lowest_rows(hand, held, out)
+        else:
+            discard_rows(hand, held, centre, towers, code, out)
         return out
 
     return strategy

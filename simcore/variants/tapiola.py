@@ -73,11 +73,14 @@ def split_deal(cards, P, h, hands, centre, towers):
     Hands are seat-major so that one seat's cards are one contiguous array.
     """
     t0 = 1 + h * P
-    for i in range(cards.shape[0]):
-        centre[i] = cards[i, 0]
-        for p in range(P):
+    n = cards.shape[0]
+    # Seat by seat, so that each seat's hands are written in one sequential stream.
+    for p in range(P):
+        for i in range(n):
             for j in range(h):
                 hands[p, i, j] = cards[i, 1 + h * p + j]
+    for i in range(n):
+        centre[i] = cards[i, 0]
         for j in range(6):
             towers[i, j] = cards[i, t0 + j]
 
@@ -173,17 +176,49 @@ def kept_cards(hand, held, out):
 
 @njit(cache=True, nogil=True)
 def _showdown_kernel(hands, held, centre, towers, low, values):
+    """Final values (n, P): hands and held (P, n, h), centre (n,), towers (n, 6)."""
     P, n, h = hands.shape
-    kept = np.empty(h, np.int64)
-    for p in range(P):
-        for i in range(n):
-            k = kept_cards(hands[p, i], held[p, i], kept)
+    # The nine tower pairs are summed once per deal and shared by every seat
+    # (scalar indexing throughout: row views cost more than the lookups).
+    tkey = np.empty(9, np.uint64)
+    tbits = np.empty(9, np.uint64)
+    for i in range(n):
+        if not low:
+            t = 0
+            for a in range(0, 6, 2):
+                ca = np.uint8(towers[i, a])
+                for b in range(1, 6, 2):
+                    cb = np.uint8(towers[i, b])
+                    tkey[t] = CARD_KEY[ca] + CARD_KEY[cb]
+                    tbits[t] = CARD_BIT[ca] | CARD_BIT[cb]
+                    t += 1
+        for p in range(P):
+            k = 0
+            c0 = c1 = c2 = np.int8(-1)
+            for j in range(h):
+                if held[p, i, j]:
+                    c = hands[p, i, j]
+                    if k == 0:
+                        c0 = c
+                    elif k == 1:
+                        c1 = c
+                    else:
+                        c2 = c
+                    k += 1
             if low:
-                values[i, p] = best_low(kept[0], kept[1], kept[2], centre[i], towers[i])
-            elif k == 3:
-                values[i, p] = best_high(kept[0], kept[1], kept[2], towers[i])
-            else:
-                values[i, p] = best_high(kept[0], kept[1], centre[i], towers[i])
+                values[i, p] = best_low(c0, c1, c2, centre[i], towers[i])
+                continue
+            if k == 2:
+                c2 = centre[i]
+            u0, u1, u2 = np.uint8(c0), np.uint8(c1), np.uint8(c2)
+            key = SUIT_START + CARD_KEY[u0] + CARD_KEY[u1] + CARD_KEY[u2]
+            bits = CARD_BIT[u0] | CARD_BIT[u1] | CARD_BIT[u2]
+            best = np.int32(0)
+            for t in range(9):
+                v = value_high(key + tkey[t], bits | tbits[t])
+                if v > best:
+                    best = v
+            values[i, p] = best
 
 
 def showdown_values(hands, held, centre, towers, lowball: bool = False) -> np.ndarray:
