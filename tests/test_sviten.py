@@ -483,7 +483,7 @@ def engine_play(cards, P, draws, opens=None, chance=None, logs=None):
 
 def test_player_limits_and_exact_names_and_defaults():
     assert (V.min_players, V.max_players) == (2, 9) and V.hands == ("own five", "omaha")
-    assert V.parts == ("share_own5", "share_omaha", "scoop")
+    assert V.parts == ("share_own5", "share_omaha", "scoop_rate")
     assert (default_policy("sviten", "draw"), default_policy("sviten", "open")) == ("pat", "accept")
     assert spec_label(lineup("sviten", 3)[0]) == "draw=pat,open=accept"
     for bad in (1, 10):
@@ -500,7 +500,7 @@ def test_a_hand_built_deal_through_the_engine_reports_both_halves():
     assert out.categories[0].tolist() == [[5, 1], [2, 1]]
     assert out.parts["share_own5"][0].tolist() == [1.0, 0.0]
     assert out.parts["share_omaha"][0].tolist() == [1.0, 0.0]
-    assert out.payoffs[0].tolist() == [1.0, 0.0] and out.parts["scoop"][0].tolist() == [1.0, 0.0]
+    assert out.payoffs[0].tolist() == [1.0, 0.0] and out.parts["scoop_rate"][0].tolist() == [1.0, 0.0]
     assert out.wins[0].tolist() == [True, False] and not out.ties.any()
     # refusing the 6s: the next card, 8d, comes face down; no flush, and seat 1 takes that half
     out = engine_play(cards, 2, [mask_of(seats[0], "2d"), 0], [REFUSE, KEEP])

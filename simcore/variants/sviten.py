@@ -596,7 +596,7 @@ def play_service(cards: np.ndarray, n_players: int, table) -> tuple[Service, Out
     cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
     winning = cats.max(axis=1)
     parts = {"share_own5": s["share_own5"], "share_omaha": s["share_omaha"],
-             "scoop": s["scoop"].astype(np.float64)}
+             "scoop_rate": s["scoop"].astype(np.float64)}
     return svc, Outcome(s["payoff"], s["win"], s["tie"], cats, winning, parts)
 
 
@@ -618,7 +618,7 @@ class SvitenSpecial(Variant):
     )
     hands = ("own five", "omaha")
     hand_kinds = ("high", "high")
-    parts = ("share_own5", "share_omaha", "scoop")
+    parts = ("share_own5", "share_omaha", "scoop_rate")
 
     def n_slots(self, n_players: int) -> int:
         return n_slots(n_players)
