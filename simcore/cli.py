@@ -30,6 +30,7 @@ or --hero-seat K), --field every other seat, --seat K=SPEC one seat.
 """
 
 FORMATS = ("table", "csv", "json", "markdown")
+ANALYZE_SHOWN = 10  # actions an analysis table shows when there are many
 PRECISION_CAP = 1_000_000_000
 
 
@@ -363,7 +364,15 @@ def cmd_analyze(args) -> int:
               + f": {d['deals']:,} deals, {len(r.labels)} actions tried, {verdict}")
     cols = ["action", "share", "ci_low", "ci_high", "diff_vs_best", "diff_ci_low", "diff_ci_high"]
     df = r.table()
-    _emit(_render(args.format, df if args.format == "csv" else df[cols], d, header, r), args.out)
+    if args.format == "csv":
+        _emit(_render(args.format, df, d, header, r), args.out)
+        return 130 if r.info.interrupted else 0
+    shown = df[cols]
+    if args.format in ("table", "markdown") and len(df) > ANALYZE_SHOWN + 2:
+        # Many actions (Sviten's 32 draws): the best ones, and how many more there are.
+        shown = shown.head(ANALYZE_SHOWN)
+        header += f"\nthe best {ANALYZE_SHOWN} of {len(df)} (--format csv or json lists every action)"
+    _emit(_render(args.format, shown, d, header, r), args.out)
     return 130 if r.info.interrupted else 0
 
 
