@@ -576,6 +576,9 @@ class RussianHoldem(Variant):
                 self._assign(known, presets, P, q, hands, allow_hidden=False)
         check_distinct(known[known >= 0], "the situation's cards")
         placed = [len(cs) for cs in own]
+        # analysis_actions sees only the known slots: it looks the hero's counts up here
+        if len(self._setups) >= 256:
+            self._setups.pop(next(iter(self._setups)))
         self._setups[(P, seat, known.tobytes())] = placed
         return known, presets
 
