@@ -235,7 +235,7 @@ def plot_last(df, path):
         ax.errorbar(s.players, 100 * s.two_plus_centre,
                     yerr=100 * (s.two_plus_centre - s.two_plus_centre_ci_low), fmt="o-", capsize=2,
                     label=form)
-    ax.set_title("how often two cards + the centre is the stronger hand")
+    ax.set_title("how often two cards + centre is stronger")
     ax.set_xlabel("players")
     ax.set_ylabel("% of deals, last=best (95% CI)")
     ax.legend(fontsize=8)
@@ -361,19 +361,35 @@ def plot_chart(df, path):
             vals = np.nan_to_num(vals)
             ax.barh(HAND_TYPES, 100 * vals, left=100 * bottom, color=colours[w], label=wname)
             bottom += vals
+        n = [int(sub[sub.hand == h].n.iloc[0]) for h in HAND_TYPES]
+        for y, k in enumerate(n):
+            ax.text(101, y, f"n={k:,}", va="center", fontsize=7)
         ax.set_title(f"first towers: {tname}", fontsize=10)
         ax.set_xlabel("% of first discards")
+        ax.set_xlim(0, 118)
         ax.invert_yaxis()
     axes[0].set_ylabel("the five dealt hand cards")
-    axes[-1].legend(fontsize=8, loc="lower right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(THROWN), fontsize=8)
     fig.suptitle(f"Tapiola Hold'em: which card '{df.policy.iloc[0]}' throws first, "
                  "by what the hand holds and what the towers show")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 # -- main ---------------------------------------------------------------------------------------
+
+
+def replot(out: Path) -> None:
+    """Redraw every chart from the CSVs in ``out`` (no simulation)."""
+    import matplotlib
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    plot_policies(pd.read_csv(out / "policies.csv"), out / "policies.png")
+    plot_last(pd.read_csv(out / "last_discard.csv"), out / "last_discard.png")
+    plot_chart(pd.read_csv(out / "discard_chart.csv"), out / "discard_chart.png")
 
 
 def main(argv=None) -> int:
@@ -383,7 +399,11 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "tapiola")
+    p.add_argument("--replot", action="store_true", help="only redraw the charts from the CSVs in --out")
     args = p.parse_args(argv)
+    if args.replot:
+        replot(args.out)
+        return 0
 
     import matplotlib
 
