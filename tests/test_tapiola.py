@@ -618,3 +618,21 @@ def test_match_chances_for_every_scoring(scoring):
 def test_rollout_decides_both_decisions():
     r = simulate("tapiola", 3, 60, hero="discard=rollout:4,last=rollout:4", progress=False, seed=2)
     assert r.table().n[0] == 60
+
+
+def test_rollout_takes_the_four_kings_in_the_issue_example():
+    # Every continuation of the example deal gives four kings for "discard 7d" and
+    # trips otherwise, so a rollout must choose it (a constant policy would not).
+    out = play(V, fixed_deal(V, 2, *DEAL), 2, "last=rollout:8", record=True)
+    assert out.actions[(0, "last", 0)].tolist() == [2]
+
+
+@pytest.mark.parametrize("scoring, per_hand", [("pot", 1.0), ("points", 3.0)])
+def test_seats_on_the_same_policy_score_alike(scoring, per_hand):
+    # Monte Carlo, seed 4, tolerance 4 standard errors: with everyone on the
+    # defaults no seat is favoured (discards are simultaneous), so each seat
+    # scores per_hand / P on average.
+    P = 5
+    r = simulate("tapiola", P, 60_000, seed=4, progress=False, options={"scoring": scoring})
+    t = r.table()
+    assert (abs(t.share - per_hand / P) < 4 * t.stderr).all(), t.share.tolist()
