@@ -25,8 +25,8 @@ import numpy as np
 from numba import njit
 
 from simcore.kernels import (
-    CARD_BIT, CARD_KEY, FLUSH_FLAGS, FLUSH_HIGH, RANK_HIGH, SUIT_START, flush_ranks, rank_slot,
-    value_high,
+    CARD_BIT, CARD_KEY, FLUSH_FLAGS, FLUSH_HIGH, RANK_HIGH, SUIT_START, flush_ranks, popcount,
+    rank_slot, value_high,
 )
 
 from .features import (
@@ -500,80 +500,86 @@ def _pass_scores(hand, flop, table):
     return _table_sums(hand, flop, table) / 1035.0
 
 
-_W_STEP = 9  # cards summed between looks at the bounds
+_ONE_BIT = np.uint64(1) << np.arange(52, dtype=np.uint64)  # bit ``card``: rank r is the nibble at 4r
+_RANK_KEY = np.array([5 ** r for r in range(13)], dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sum_over_one_card(key6, bits6, known, rank_strength, flush_strength):
+    """Summed strength of six cards (key ``key6``, card bits ``bits6``) with each
+    card not in ``known`` (a set of cards, bit ``card``) added.
+
+    Without a flush, a seven-card value depends on the added card's rank alone,
+    so the 45 or so additions are 13 lookups weighted by how many cards of
+    each rank are left; the cards that complete a four-card flush are looked
+    up one by one. Six cards holding a flush already are summed card by card.
+    """
+    acc = 0.0
+    if key6 & FLUSH_FLAGS:
+        for c in range(52):
+            if not (known >> np.uint64(c)) & np.uint64(1):
+                acc += _strength_of(key6 + CARD_KEY[c], bits6 | CARD_BIT[c], rank_strength,
+                                   flush_strength)
+        return acc
+    s4 = -1
+    for su in range(4):
+        if (key6 >> np.uint64(32 + 4 * su)) & np.uint64(15) == np.uint64(7):  # counter 3 + four cards
+            s4 = su
+    for r in range(13):
+        left = 4 - np.int64(popcount((known >> np.uint64(4 * r)) & np.uint64(15)))
+        if s4 >= 0 and not (known >> np.uint64(4 * r + s4)) & np.uint64(1):
+            left -= 1  # this one makes the flush
+            acc += flush_strength[((bits6 >> np.uint64(16 * s4)) & np.uint64(0x1FFF))
+                                  | (np.uint64(1) << np.uint64(r))]
+        if left > 0:
+            acc += left * rank_strength[rank_slot(key6 + _RANK_KEY[r])]
+    return acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _strength_of(key, bits, rank_strength, flush_strength):
+    """Strength of a 5-7 card hand (summed key, card bits) from the slot strength tables."""
+    flags = key & FLUSH_FLAGS
+    if flags:
+        return flush_strength[flush_ranks(flags, bits)]
+    return rank_strength[rank_slot(key)]
 
 
 @njit(cache=True, nogil=True)
 def _discard_best_potential(hand, flop, passed, table, rank_strength, flush_strength, margin):
     """best-potential's discard per row: the enumeration's choice, from the table
-    and the pairs that touch the passed card, summed only while options are in contention."""
+    and, for the options still in contention, the pairs that touch the passed card."""
     n = hand.shape[0]
     t5 = _table_sums(hand, flop, table)
     out = np.empty(n, np.int64)
-    part = np.empty(3, np.float64)
-    alive = np.empty(3, np.bool_)
     scores = np.empty(3, np.float64)
-    keys = np.empty(3, np.uint64)
-    bits = np.empty(3, np.uint64)
     h = np.empty(3, np.int64)
-    rest = np.empty(52, np.int64)
-    used = np.empty(52, np.bool_)
     slack = margin * 990.0 + 1e-9  # the margin, and rounding of sums near 1000 (about 1e-13)
     for i in range(n):
         # score (times 990 pairs, less a per-row constant) = T - W, where W,
-        # the pairs' sum that touch the passed card, is 45 strengths in 0..1:
-        # known to lie in [done, done + cards left] while it is summed.
-        left = 45.0
-        low = max(t5[i, 0], t5[i, 1], t5[i, 2]) - left
+        # the sum over the pairs that touch the passed card, is 45 strengths in 0..1
+        low = max(t5[i, 0], t5[i, 1], t5[i, 2]) - 45.0
         n_in = 0
         for o in range(3):
-            part[o] = 0.0
-            alive[o] = t5[i, o] >= low - slack
-            n_in += alive[o]
+            n_in += t5[i, o] >= low - slack
         if n_in == 1:
             out[i] = argmax3(t5[i, 0], t5[i, 1], t5[i, 2])
             continue
         f0, f1, f2 = np.int64(flop[i, 0]), np.int64(flop[i, 1]), np.int64(flop[i, 2])
         h[0], h[1], h[2] = np.int64(hand[i, 0]), np.int64(hand[i, 1]), np.int64(hand[i, 2])
         x = np.int64(passed[i])
-        used[:] = False
-        used[f0] = used[f1] = used[f2] = used[h[0]] = used[h[1]] = used[h[2]] = used[x] = True
-        m = unseen_cards(used, rest)
+        known = (_ONE_BIT[f0] | _ONE_BIT[f1] | _ONE_BIT[f2] | _ONE_BIT[h[0]] | _ONE_BIT[h[1]]
+                 | _ONE_BIT[h[2]] | _ONE_BIT[x])
         fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2] + CARD_KEY[x]
         fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2] | CARD_BIT[x]
         for o in range(3):
+            if t5[i, o] < low - slack:
+                scores[o] = -np.inf
+                continue
             a, b = h[(o + 1) % 3], h[(o + 2) % 3]
-            keys[o] = fkey + CARD_KEY[a] + CARD_KEY[b]
-            bits[o] = fbits | CARD_BIT[a] | CARD_BIT[b]
-        r0 = 0
-        while r0 < m and n_in > 1:
-            r1 = min(m, r0 + _W_STEP)
-            for o in range(3):
-                if alive[o]:
-                    w = part[o]
-                    for r in range(r0, r1):
-                        c = rest[r]
-                        key = keys[o] + CARD_KEY[c]
-                        flags = key & FLUSH_FLAGS
-                        # the strength of a value by its table slot: one lookup less
-                        if flags:
-                            w += flush_strength[flush_ranks(flags, bits[o] | CARD_BIT[c])]
-                        else:
-                            w += rank_strength[rank_slot(key)]
-                    part[o] = w
-            left -= r1 - r0
-            r0 = r1
-            low = -np.inf
-            for o in range(3):
-                if alive[o]:
-                    low = max(low, t5[i, o] - part[o] - left)
-            n_in = 0
-            for o in range(3):
-                if alive[o]:
-                    alive[o] = t5[i, o] - part[o] >= low - slack
-                    n_in += alive[o]
-        for o in range(3):
-            scores[o] = (t5[i, o] - part[o]) / 990.0 if alive[o] else -np.inf
+            w = _sum_over_one_card(fkey + CARD_KEY[a] + CARD_KEY[b], fbits | CARD_BIT[a] | CARD_BIT[b],
+                                   known, rank_strength, flush_strength)
+            scores[o] = (t5[i, o] - w) / 990.0
         out[i] = lowest_card_within(scores, h, margin)
     return out
 
