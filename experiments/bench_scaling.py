@@ -6,9 +6,10 @@ Run ``python -m experiments.bench_scaling [--deals N] [--repeat R] [--players P]
 For each variant's default run (``--players`` players or the variant's
 maximum, every seat on its default policies) and each executor, plays
 ``--deals`` deals at 1, 2, ... ``os.cpu_count()`` workers and prints deals/s,
-the best of ``--repeat`` runs (the machine may be shared: the best run is the
-one least disturbed), with the speed-up over one worker on threads (a plain
-serial run). Pools are started and warmed before timing; their start-up is
+the best and the median of ``--repeat`` rounds, with the speed-up of the best
+over one worker on threads (a plain serial run). The rounds interleave the
+executors and worker counts, so that on a shared machine a busy spell hits
+them all alike, and the best run is the one least disturbed. Pools are started and warmed before timing; their start-up is
 timed separately. Then the overhead per block of Dask against local
 processes: many one-deal blocks through ``map_blocks``, so that the time is
 almost all dispatch. Writes ``scaling.txt`` and ``scaling.json`` to ``--out``.
@@ -22,6 +23,8 @@ import platform
 import sys
 import time
 
+import numpy as np
+
 TARGET_2_CORES = 1.9
 
 
@@ -34,18 +37,14 @@ def _add(a, b):
     return a + b
 
 
-def time_run(variant: str, players: int, deals: int, executor: str, workers: int, repeat: int,
-             scheduler=None) -> float:
-    """Best deals/s over ``repeat`` runs (pools already warm)."""
+def time_run(variant: str, players: int, deals: int, executor: str, workers: int, scheduler=None) -> float:
+    """Deals/s of one run (pools already warm)."""
     from simcore import simulate
 
-    best = 0.0
-    for _ in range(repeat):
-        t = time.perf_counter()
-        r = simulate(variant, players, deals, seed=1, workers=workers, executor=executor, scheduler=scheduler,
-                     progress=False)
-        best = max(best, r.n_deals / (time.perf_counter() - t))
-    return best
+    t = time.perf_counter()
+    r = simulate(variant, players, deals, seed=1, workers=workers, executor=executor, scheduler=scheduler,
+                 progress=False)
+    return r.n_deals / (time.perf_counter() - t)
 
 
 def block_overhead(executor: str, workers: int, n_blocks: int, scheduler=None) -> float:
@@ -91,30 +90,35 @@ def main(argv=None) -> int:
             continue
         for w in counts:
             t = time.perf_counter()
-            time_run("holdem", 2, 1024 * w * 2, e, w, 1)  # starts the pool, loads the kernels
+            time_run("holdem", 2, 16384 * w * 2, e, w)  # starts the pool, loads the kernels
             startup[f"{e}/{w}"] = time.perf_counter() - t
     rows = []
     for name in names:
         v = get_variant(name)
         players = max(v.min_players, min(args.players, v.max_players))
-        time_run(name, players, 20_000, "threads", 1, 1)  # compile or load from the cache
-        base = None
-        for e in wanted:
-            for w in counts:
-                time_run(name, players, 4 * 16384, e, w, 1)  # warm every worker for this variant
-                rate = time_run(name, players, args.deals, e, w, args.repeat)
-                if e == "threads" and w == 1:
-                    base = rate
-                rows.append({"variant": name, "players": players, "executor": e, "workers": w,
-                             "deals_per_s": rate, "speedup": rate / base if base else float("nan")})
-                print(f"{name:<9} {players} players  {e:<9} {w:>2} workers  {rate:>12,.0f} deals/s  "
-                      f"x{rows[-1]['speedup']:.2f}", flush=True)
+        time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
+        rates = {(e, w): [] for e in wanted for w in counts}
+        for w in counts:  # one worker count at a time: the process pool is kept across its runs
+            for e in wanted:
+                time_run(name, players, 4 * 16384 * w, e, w)  # every worker loads this variant's kernels
+            # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
+            for _ in range(args.repeat):
+                for e in wanted:
+                    rates[(e, w)].append(time_run(name, players, args.deals, e, w))
+        base = max(rates[("threads", 1)]) if ("threads", 1) in rates else float("nan")
+        for (e, w), rs in rates.items():
+            rate = max(rs)
+            rows.append({"variant": name, "players": players, "executor": e, "workers": w,
+                         "deals_per_s": rate, "median_deals_per_s": float(np.median(rs)),
+                         "speedup": rate / base})
+            print(f"{name:<9} {players} players  {e:<9} {w:>2} workers  best {rate:>12,.0f} deals/s  "
+                  f"x{rows[-1]['speedup']:.2f}  median {np.median(rs):>12,.0f}", flush=True)
     overhead = {}
     for e in [x for x in wanted if x != "threads"] + ["threads"]:
         overhead[e] = block_overhead(e, cores, args.blocks)
         print(f"overhead per block, {e:<9} {cores} workers: {overhead[e] * 1e3:.3f} ms", flush=True)
 
-    lines = [f"pvsim scaling: {args.deals:,} deals per run, best of {args.repeat}; {cores} cores "
+    lines = [f"pvsim scaling: {args.deals:,} deals per run, best of {args.repeat} interleaved rounds; {cores} cores "
              f"({platform.processor() or platform.machine()}); load average at the end "
              f"{os.getloadavg()[0]:.1f}",
              "", "| variant | players | executor | " + " | ".join(f"{w} workers" for w in counts) + " |",

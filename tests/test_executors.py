@@ -81,7 +81,7 @@ def scheduler():
     """The address of a LocalCluster of two single-threaded worker processes."""
     distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     try:
         yield cluster.scheduler_address
     finally:

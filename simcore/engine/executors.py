@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib
+import logging
 import multiprocessing
 import os
 import pickle
@@ -277,10 +278,23 @@ def require_shippable(run_block, executor: str) -> None:
 # -- pools ------------------------------------------------------------------------------
 
 
+def run_blocks(run_block, blocks):
+    """Several blocks in one task, in order: ``(results, None)``, or the results
+    before the first block that raised and that block's error."""
+    out = []
+    for b, n in blocks:
+        try:
+            out.append(run_block(b, n))
+        except BaseException as e:  # noqa: BLE001 - Ctrl-C from a strategy included, as locally
+            return out, e
+    return out, None
+
+
 class Pool:
     """What map_blocks needs of an executor: submit, wait for the first finished, close."""
 
     name = "threads"
+    blocks_per_task = 1
 
     def __init__(self, workers: int):
         self.workers = workers
@@ -314,6 +328,12 @@ def _worker_init():
     # Ctrl-C is the calling process's to handle: it keeps the merged prefix and
     # drops the rest. A worker interrupted mid-block would only break the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # One thread per worker: blocks already run in parallel, one per process, and
+    # a kernel that goes parallel on a main thread (evaluate_hands on a big
+    # batch) would oversubscribe the cores (measured: 3x slower than threads).
+    import numba
+
+    numba.set_num_threads(1)
 
 
 _PROCESS_POOL = {"pool": None, "workers": 0}
@@ -404,7 +424,7 @@ def dask_client(scheduler=None, workers: int | None = None):
         _DASK[key] = (client, None)
         return client
     cluster = distributed.LocalCluster(n_workers=key[1], threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs="error")
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster, set_as_default=False)
     _DASK[key] = (client, cluster)
     return client
@@ -424,6 +444,9 @@ def _close_dask():
 
 class DaskPool(Pool):
     name = "dask"
+    # A Dask task costs milliseconds of scheduling (results/bench/scaling.txt);
+    # four blocks per task spread that over about 65,000 deals.
+    blocks_per_task = 4
 
     def __init__(self, workers, scheduler=None):
         self._distributed = _distributed()

@@ -187,7 +187,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     pending = {}
     results = {}
     next_block = merged
-    failed = None  # (block, future) of the earliest block that raised
+    failed = None  # (block, error) of the earliest block that raised
     try:
         if merged < n_blocks:
             pool = pool or executors.open_pool(name, workers, scheduler)
@@ -207,21 +207,31 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                             "threads, then processes", False
                     elif warmup is not None and warmup.failed:
                         upgrade = False
+                per_task = pool.blocks_per_task
                 while (failed is None and next_block < n_blocks
-                       and len(pending) + len(results) < 2 * workers):
-                    n = min(bs, n_deals - next_block * bs)
-                    fut = pool.submit(run_block, next_block, n)
-                    pending[fut] = next_block
-                    next_block += 1
+                       and len(pending) * per_task + len(results) < 2 * workers * per_task):
+                    blocks = [(b, min(bs, n_deals - b * bs))
+                              for b in range(next_block, min(next_block + per_task, n_blocks))]
+                    if per_task == 1:
+                        fut = pool.submit(run_block, *blocks[0])
+                    else:  # several blocks per task: fewer round trips to a cluster
+                        fut = pool.submit(executors.run_blocks, run_block, blocks)
+                    pending[fut] = (next_block, per_task > 1)
+                    next_block += len(blocks)
                 finished_now = pool.wait_first(list(pending))
                 # In block order, so that an error in one block never hides an
                 # earlier block that finished at the same moment.
-                for fut in sorted(finished_now, key=pending.get):
-                    b = pending.pop(fut)
-                    if fut.exception() is None:
+                for fut in sorted(finished_now, key=lambda f: pending[f][0]):
+                    b, chunked = pending.pop(fut)
+                    err = fut.exception()
+                    if err is None and chunked:
+                        parts, err = fut.result()
+                        results.update(zip(range(b, b + len(parts)), parts))
+                        b += len(parts)
+                    elif err is None:
                         results[b] = fut.result()
-                    elif failed is None or b < failed[0]:
-                        failed = (b, fut)
+                    if err is not None and (failed is None or b < failed[0]):
+                        failed = (b, err)
                 while merged in results:
                     part = results.pop(merged)
                     acc = part if acc is None else merge(acc, part)
@@ -233,10 +243,10 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                         break
                     if checkpoint is not None and checkpoint.due():
                         checkpoint.save(acc, merged, min(merged * bs, n_deals))
-                if failed is not None and not any(b < failed[0] for b in pending.values()):
+                if failed is not None and not any(b < failed[0] for b, _ in pending.values()):
                     # Every block before the failed one is merged: the partial
                     # result is the same whichever worker ran what.
-                    failed[1].result()  # raises the block's error (or Ctrl-C) here
+                    raise failed[1]  # the block's error (or Ctrl-C)
         except KeyboardInterrupt:
             interrupted = cancel = True
             for fut in pending:
