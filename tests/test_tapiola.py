@@ -636,3 +636,21 @@ def test_seats_on_the_same_policy_score_alike(scoring, per_hand):
     r = simulate("tapiola", P, 60_000, seed=4, progress=False, options={"scoring": scoring})
     t = r.table()
     assert (abs(t.share - per_hand / P) < 4 * t.stderr).all(), t.share.tolist()
+
+
+def test_cli_options_json_and_the_analysis_example(capsys):
+    import json
+
+    from simcore.cli import main
+
+    assert main(["simulate", "tapiola", "--players", "3", "--deals", "2000", "--scoring", "points",
+                 "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scoring"] == "points" and out["unit"] == "points"
+    assert main(["analyze", "tapiola", "--players", "6", "--hand", "Kd 7d Ks", "--board",
+                 "Kh Kc 5h 2d 8h 3d Jc", "--decision", "last"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[2].split()[:2] == ["discard", "7d"]  # title, header, then the best action
+    assert main(["simulate", "tapiola", "--players", "3", "--deals", "100", "--lowball",
+                 "--hero", "last=best"]) != 0
+    assert "last discard is a high-game decision" in capsys.readouterr().err
