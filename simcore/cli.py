@@ -275,6 +275,8 @@ def _seat_specs(items) -> dict:
         k, sep, spec = item.partition("=")
         if not sep or not k.strip().isdigit():
             raise ValueError(f"--seat takes K=SPEC (e.g. 2=pass=highest), got {item!r}")
+        if not spec.strip(" ,"):
+            raise ValueError(f"--seat {item!r} gives no policy spec (e.g. {k}=pass=highest)")
         if int(k) in out:
             raise ValueError(f"--seat {int(k)} is given twice ({out[int(k)]!r} and {spec!r}); give one")
         out[int(k)] = spec
@@ -529,6 +531,9 @@ def _check_flags(args) -> None:
                 flag = "--" + key.removeprefix("field_").replace("_", "-")
                 raise ValueError(f"{flag} is empty: give cards (e.g. \"As Ks 7d\"), or leave {flag} "
                                  f"out for random ones")
+        if key in ("hero", "field", "a", "b") and value is not None and not value.strip(" ,"):
+            raise ValueError(f"--{key} is empty: give a policy spec (e.g. pass=highest), or leave --{key} "
+                             f"out for the defaults")
     if getattr(args, "out", None):
         _check_out(args.out)
 

@@ -421,6 +421,9 @@ HOSTILE_ARGV = [
      "hero seat"),
     (["simulate", "holdem", "--hero-seat", "5"], "seat 5"),
     (["demo", "--hands", "0"], "--hands"),
+    (["compare", "estonian", "--a", "", "--b", "pass=lowest"], "--a is empty"),
+    (["simulate", "estonian", "--field", ","], "--field is empty"),
+    (["simulate", "estonian", "--seat", "1="], "no policy spec"),
 ]
 
 

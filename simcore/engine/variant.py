@@ -464,7 +464,7 @@ class Table:
             answer = call_guarded(fn, obs, self.rngs[seat], name, decision, seat, round,
                                   {"seat": seat, "n_players": self.n_players, "decision": decision,
                                    "variant": self.variant.name, "round": round})
-            actions = check_actions(answer, legal, name, decision)
+            actions = check_actions(answer, legal, name, f"{decision} (seat {seat}, round {round})")
             if forced is None:
                 return actions
             actions = np.where(forced >= 0, forced, actions)
