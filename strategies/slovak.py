@@ -224,11 +224,15 @@ def _decide(up, board, mucked, legal, seat, policy, second):
                 seen |= _ONE[np.uint8(up[i, q, 0])] | _ONE[np.uint8(up[i, q, 1])]
             seen &= ~(_ONE[np.uint8(c0)] | _ONE[np.uint8(c1)])
             for j in range(mucked.shape[1]):
-                seen |= _ONE[np.uint8(mucked[i, j])]
+                m = mucked[i, j]
+                if m < 0:
+                    break  # the muck is filled in order, -1 after its last card
+                seen |= _ONE[np.uint8(m)]
         if not second or policy == _THRESHOLD:
             out[i] = _preflop(c0, c1, seen, live)
         else:
-            beaten = policy == _THOUGHTFUL and _pair_beaten(up[i], board[i], seat)
+            beaten = (policy == _THOUGHTFUL and c0 >> 2 == c1 >> 2
+                      and _pair_beaten(up[i], board[i], seat))
             out[i] = _postflop(c0, c1, np.int64(board[i, 0]), np.int64(board[i, 1]),
                                np.int64(board[i, 2]), seen, live, beaten)
     return out
