@@ -535,11 +535,19 @@ def call_guarded(fn, obs: dict, rng, name: str, decision: str, seat: int, round:
         raise StrategyError(f"strategy {name!r} for {decision} (seat {seat}, round {round}) raised "
                             f"{type(e).__name__}: {e}{hint}") from e
     finally:
-        cheated = any(x.flags.writeable for x, _, _ in locked)
-        # Bases first: numpy lets a view be writeable only over a writeable base.
-        for x, w, _ in sorted(locked, key=lambda t: -t[2]):
-            if x.flags.writeable != w:
-                x.flags.writeable = w
+        # Everything was read-only during the call: whatever is writeable now,
+        # the strategy unlocked. One flag read per array (each costs ~0.2 us).
+        unlock = []
+        for t in locked:
+            if t[0].flags.writeable:
+                cheated = True
+                t[0].flags.writeable = False
+            if t[1]:
+                unlock.append(t)
+        if unlock:  # bases first: numpy lets a view be writeable only over a writeable base
+            unlock.sort(key=lambda t: -t[2])
+            for t in unlock:
+                t[0].flags.writeable = True
     if cheated:
         raise StrategyError(f"strategy {name!r} for {decision} (seat {seat}, round {round}) made an "
                             f"observation writeable: strategies must not change what they are given "
