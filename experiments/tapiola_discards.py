@@ -7,7 +7,9 @@ Four studies, every comparison paired on the same deals, written to ``results/ta
 1. ``policies.csv`` / ``policies.png``: seat 0 plays each discard policy
    (``last=never``) against a field on the defaults, for 2 to 9 players, under
    each scoring system (pot, points, straight-up-or-die) and in lowball (pot),
-   with the paired difference to ``lowest`` on the same deals.
+   with the paired difference to ``lowest`` on the same deals; and again
+   against a strong field (:data:`STRONG`, the best policies of the first
+   pass), seat 0 then taking its last discard as the field does.
 2. ``last_discard.csv`` / ``last_discard.png``: seat 0 discards with the best
    high-game policy of study 1 and plays each last-discard policy (``never``,
    ``always``, ``best``, ``dive``); paired differences to ``never`` and how
@@ -56,9 +58,9 @@ FORMS = [
 ]
 HEADLINE_PLAYERS = 6
 
-QUICK = dict(policy_players=[2, 6, 9], policy_deals=16_384, last_players=[2, 6, 9],
+QUICK = dict(policy_players=[2, 6, 9], policy_deals=16_384, strong_deals=8192, last_players=[2, 6, 9],
              last_deals=16_384, match_players=[2, 6], match_deals=16_384, chart_situations=100_000)
-FULL = dict(policy_players=list(range(2, 10)), policy_deals=131_072, last_players=list(range(2, 10)),
+FULL = dict(policy_players=list(range(2, 10)), policy_deals=131_072, strong_deals=49_152, last_players=list(range(2, 10)),
             last_deals=131_072, match_players=[2, 4, 6, 9], match_deals=262_144,
             chart_situations=1_000_000)
 BLOCK = 1 << 13
@@ -115,8 +117,14 @@ def _rows(st, labels, base, common):
 # -- 1. discard policies -----------------------------------------------------------------------
 
 
-def policy_table(players, n_deals, seed, threads):
-    """Seat 0 with each discard policy against a default field, per form and table size."""
+# The strong field of each form: the best policies found with the defaults as field.
+STRONG = {"pot": "discard=made,last=best", "points": "discard=made,last=best",
+          "straight-up-or-die": "discard=dive,last=dive", "lowball": "discard=best-low"}
+
+
+def policy_table(players, n_deals, seed, threads, strong_deals):
+    """Seat 0 with each discard policy against the default field and a strong one,
+    per form and table size (against the strong field seat 0 plays its last discard)."""
     import pandas as pd
 
     from simcore.variants import get_variant
@@ -126,20 +134,26 @@ def policy_table(players, n_deals, seed, threads):
     for f, (form, opts) in enumerate(FORMS):
         v = get_variant(VARIANT, **opts)
         pols = LOW_POLICIES if v.lowball else HIGH_POLICIES
-        for P in players:
-            if P > v.max_players:
-                continue
-            lus = [lineup(v, P, f"discard={p}", None) for p in pols]
-            st = _paired(v, P, lus, n_deals, seed + 100 * f + P, threads)
-            rows += _rows(st, pols, pols.index(BASELINE),
-                          {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
-                           "field": "defaults", "baseline": BASELINE})
+        for field, field_spec in (("defaults", None), ("strong", STRONG[form])):
+            last = "" if field_spec is None or v.lowball else "," + field_spec.split(",")[1]
+            for P in players:
+                if P > v.max_players:
+                    continue
+                lus = [lineup(v, P, f"discard={p}{last}", field_spec) for p in pols]
+                # A strong field costs up to six times more per deal: fewer deals.
+                n = strong_deals if field_spec else n_deals
+                st = _paired(v, P, lus, n, seed + 100 * f + P + (50 if field_spec else 0), threads)
+                rows += _rows(st, pols, pols.index(BASELINE),
+                              {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                               "field": field, "field_spec": field_spec or "defaults",
+                               "hero_last": last[6:] or ("never" if not v.lowball else ""),
+                               "baseline": BASELINE})
     return pd.DataFrame(rows)
 
 
-def best_policy(df, form, players=HEADLINE_PLAYERS):
+def best_policy(df, form, players=HEADLINE_PLAYERS, field="defaults"):
     """The policy with the highest paired difference at ``players`` in ``form``."""
-    sub = df[(df.form == form) & (df.players == players)]
+    sub = df[(df.form == form) & (df.players == players) & (df.field == field)]
     return str(sub.loc[sub["diff"].idxmax(), "strategy"])
 
 
@@ -147,22 +161,24 @@ def plot_policies(df, path):
     import matplotlib.pyplot as plt
 
     forms = list(dict.fromkeys(df.form))
-    fig, axes = plt.subplots(1, len(forms), figsize=(4.6 * len(forms), 4.4), squeeze=False)
-    for ax, form in zip(axes[0], forms):
-        sub = df[(df.form == form) & (df.strategy != BASELINE)]
-        pols = list(dict.fromkeys(sub.strategy))
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.players + (k - (len(pols) - 1) / 2) * 0.12
-            ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
-                        fmt="o-", ms=3, capsize=2, label=pol)
-        ax.axhline(0, color="grey", lw=0.8)
-        unit = sub.unit.iloc[0]
-        ax.set_title(f"{form}")
-        ax.set_xlabel("players")
-        ax.set_ylabel(f"seat 0 gain over 'lowest' ({unit} per hand, 95% CI)")
-        ax.legend(fontsize=8)
-    fig.suptitle("Tapiola Hold'em: discard policies against a field on the defaults "
+    fields = list(dict.fromkeys(df.field))
+    fig, axes = plt.subplots(len(fields), len(forms), figsize=(4.6 * len(forms), 4.0 * len(fields)),
+                             squeeze=False)
+    for row, field in zip(axes, fields):
+        for ax, form in zip(row, forms):
+            sub = df[(df.form == form) & (df.field == field) & (df.strategy != BASELINE)]
+            pols = list(dict.fromkeys(sub.strategy))
+            for k, pol in enumerate(pols):
+                s = sub[sub.strategy == pol]
+                x = s.players + (k - (len(pols) - 1) / 2) * 0.12
+                ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
+                            fmt="o-", ms=3, capsize=2, label=pol)
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_title(f"{form}; field: {sub.field_spec.iloc[0]}", fontsize=9)
+            ax.set_xlabel("players")
+            ax.set_ylabel(f"gain over 'lowest' ({sub.unit.iloc[0]}/hand, 95% CI)", fontsize=8)
+            ax.legend(fontsize=7)
+    fig.suptitle("Tapiola Hold'em: seat 0's discard policy against a default and a strong field "
                  "(paired on the same deals)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -428,11 +444,13 @@ def main(argv=None) -> int:
         print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
     t0 = time.perf_counter()
-    pol = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads)
+    pol = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads, cfg["strong_deals"])
     pol.to_csv(out / "policies.csv", index=False)
     plot_policies(pol, out / "policies.png")
     best_discard = {form: best_policy(pol, form) for form, _ in FORMS}
-    done("policies", t0, deals=cfg["policy_deals"], players=cfg["policy_players"], best=best_discard)
+    done("policies", t0, deals=cfg["policy_deals"], strong_deals=cfg["strong_deals"],
+         players=cfg["policy_players"], best=best_discard,
+         best_against_strong={form: best_policy(pol, form, field="strong") for form, _ in FORMS})
 
     t0 = time.perf_counter()
     last = last_table(cfg["last_players"], cfg["last_deals"], args.seed + 1, threads, best_discard)
@@ -461,10 +479,10 @@ def main(argv=None) -> int:
 
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         P = HEADLINE_PLAYERS
-        print(f"\nDiscard policies, seat 0 against a default field, {P} players "
+        print(f"\nDiscard policies, seat 0 against a default and a strong field, {P} players "
               "(gain over 'lowest' on the same deals, 95% CI):")
         s = pol[pol.players == P]
-        print(s[["form", "strategy", "share", "ci_low", "ci_high", "diff", "diff_ci_low",
+        print(s[["form", "field", "strategy", "share", "ci_low", "ci_high", "diff", "diff_ci_low",
                  "diff_ci_high"]].round(4).to_string(index=False))
         print(f"\nThe last discard, {P} players (gain over 'never'; two+centre: how often 'best' takes it):")
         s = last[last.players == P]
