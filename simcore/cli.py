@@ -239,17 +239,17 @@ class OutputError(ValueError):
     """--out could not be written (the result went to the screen instead)."""
 
 
-def _check_out(path: str) -> None:
+def _check_out(path: str, flag: str = "--out") -> None:
     """Before a run: can ``path`` be written? (Never find out after the work is done.)"""
     import os
 
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise ValueError(f"--out {path!r} is a folder; give a file name")
+        raise ValueError(f"{flag} {path!r} is a folder; give a file name")
     if not os.path.isdir(folder):
-        raise ValueError(f"--out {path!r}: the folder {folder!r} does not exist")
+        raise ValueError(f"{flag} {path!r}: the folder {folder!r} does not exist")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise ValueError(f"--out {path!r} cannot be written (permission denied)")
+        raise ValueError(f"{flag} {path!r} cannot be written (permission denied)")
 
 
 def _emit(text: str, out: str | None) -> None:
@@ -491,6 +491,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("pvsim: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # the file system said no (a path, the disk): not a bug
+        _print_partial(e)
+        print(f"pvsim {args.command}: error: {e}", file=sys.stderr)
+        return 2
     except Exception as e:  # a bug of ours: the traceback, and a request to report it
         import traceback
 
@@ -534,8 +538,9 @@ def _check_flags(args) -> None:
         if key in ("hero", "field", "a", "b") and value is not None and not value.strip(" ,"):
             raise ValueError(f"--{key} is empty: give a policy spec (e.g. pass=highest), or leave --{key} "
                              f"out for the defaults")
-    if getattr(args, "out", None):
-        _check_out(args.out)
+    for flag in ("out", "checkpoint"):
+        if getattr(args, flag, None):
+            _check_out(getattr(args, flag), "--" + flag)
 
 
 if __name__ == "__main__":

@@ -306,7 +306,7 @@ def test_out_to_a_path_that_cannot_be_written_fails_before_the_run(capsys, tmp_p
 def test_a_finished_result_is_printed_when_writing_fails(capsys, tmp_path, monkeypatch):
     import simcore.cli
 
-    monkeypatch.setattr(simcore.cli, "_check_out", lambda path: None)  # the disk fails after the check
+    monkeypatch.setattr(simcore.cli, "_check_out", lambda path, flag="--out": None)  # the disk fails after the check
     path = tmp_path / "gone" / "r.json"
     code, out, err = run(capsys, "simulate", "holdem", "--deals", "2000", "--format", "json", "--out",
                          str(path), "--no-progress")
@@ -421,6 +421,7 @@ HOSTILE_ARGV = [
      "hero seat"),
     (["simulate", "holdem", "--hero-seat", "5"], "seat 5"),
     (["demo", "--hands", "0"], "--hands"),
+    (["simulate", "holdem", "--checkpoint", "/nonexistent-folder/run.ckpt"], "--checkpoint"),
     (["compare", "estonian", "--a", "", "--b", "pass=lowest"], "--a is empty"),
     (["simulate", "estonian", "--field", ","], "--field is empty"),
     (["simulate", "estonian", "--seat", "1="], "no policy spec"),
