@@ -170,6 +170,9 @@ def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat
     v = get_variant(variant)
     hero_spec, field_spec = parse_spec(v, hero), parse_spec(v, field)
     seat_specs = {}
+    if seats is not None and not isinstance(seats, dict):
+        raise TypeError(f"seats maps seat numbers to policy specs ({{2: 'pass=highest'}}), "
+                        f"got {type(seats).__name__}")
     for k, s in (seats or {}).items():
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise ValueError(f"seat {k!r} in seats is not a seat number")

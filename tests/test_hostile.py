@@ -470,6 +470,13 @@ def test_installed_pvsim_shows_no_traceback(argv, needle):
     (lambda: compare("estonian", 3, 100, a="pass=lowest", b="pass=highest", seats={0: "discard=random"},
                      progress=False), "hero seat"),
     (lambda: simulate("estonian", 3, 100, hero=7, progress=False), "policy spec"),
+    (lambda: simulate("estonian", 3, 100, seats=[1, 2], progress=False), "seats"),
+    (lambda: simulate("estonian", 3, 100, field={"pass": 3}, progress=False), "policy spec"),
+    (lambda: simulate("tapiola", 3, 100, match="yes", progress=False), "match"),
+    (lambda: analyze("estonian", 3, "As Ks 7d", stop_early="no", progress=False), "stop_early"),
+    (lambda: analyze("estonian", 3, "As Ks 7d", min_deals=None, progress=False), "min_deals"),
+    (lambda: analyze("estonian", 3, "As Ks 7d", min_deals=1.5, progress=False), "min_deals"),
+    (lambda: simulate("holdem", 2, 100, known="As", progress=False), "known slots"),
 ])
 def test_api_inputs_that_must_fail(call, needle):
     with pytest.raises((ValueError, TypeError), match=needle):

@@ -489,6 +489,12 @@ def check_block_size(block_size) -> int:
     return int(block_size)
 
 
+def check_flag(value, name: str) -> None:
+    """A ValueError unless ``value`` is a bool ("no" is truthy: it must not mean yes)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
 def _reached(precision, n: int, half_width: float):
     """Did a stopping rule's run reach its precision? None when it had none."""
     if precision is None:
@@ -568,6 +574,7 @@ def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed:
     """
     check_deals(n_deals)
     _check_precision(precision)
+    check_flag(match, "match")
     if match and variant.match_target is None:
         raise ValueError(f"{variant.title} has no match target: match chances are not defined")
     job = Job(variant, n_players, [lineup], known, check_seed(seed), check_block_size(block_size),
@@ -781,6 +788,9 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
     checkpoint arguments as in :func:`run_simulation`.
     """
     check_deals(n_deals)
+    if isinstance(min_deals, bool) or not isinstance(min_deals, (int, np.integer)) or min_deals < 0:
+        raise ValueError(f"min_deals must be a non-negative integer, got {min_deals!r}")
+    check_flag(stop_early, "stop_early")
     presets = dict(presets or {})
     if decision is not None:
         dec = variant.decision(decision)
