@@ -306,6 +306,14 @@ class Pool:
         done, _ = wait(futures, return_when=FIRST_COMPLETED)
         return done
 
+    def collect(self, done) -> dict:
+        """{future: (result, None) or (None, error)} for finished futures."""
+        out = {}
+        for f in done:
+            err = f.exception()
+            out[f] = (None, err) if err is not None else (f.result(), None)
+        return out
+
     def close(self, cancel: bool) -> None:
         pass
 
@@ -464,6 +472,15 @@ class DaskPool(Pool):
         # distributed.wait() needs a default client; ours is not (the caller may have one).
         done, _ = self.client.sync(_wait, futures, timeout=None, return_when="FIRST_COMPLETED")
         return done
+
+    def collect(self, done) -> dict:
+        # One round trip for every finished result (each .result() would be one).
+        ok = [f for f in done if f.status == "finished"]
+        out = dict(zip(ok, ((r, None) for r in self.client.gather(ok)))) if ok else {}
+        for f in done:
+            if f not in out:
+                out[f] = (None, f.exception())
+        return out
 
     def close(self, cancel):
         pass  # map_blocks cancels what is pending; the client is kept for the next run

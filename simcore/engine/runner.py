@@ -218,18 +218,18 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                         fut = pool.submit(executors.run_blocks, run_block, blocks)
                     pending[fut] = (next_block, per_task > 1)
                     next_block += len(blocks)
-                finished_now = pool.wait_first(list(pending))
+                finished_now = pool.collect(pool.wait_first(list(pending)))
                 # In block order, so that an error in one block never hides an
                 # earlier block that finished at the same moment.
                 for fut in sorted(finished_now, key=lambda f: pending[f][0]):
                     b, chunked = pending.pop(fut)
-                    err = fut.exception()
+                    value, err = finished_now[fut]
                     if err is None and chunked:
-                        parts, err = fut.result()
+                        parts, err = value
                         results.update(zip(range(b, b + len(parts)), parts))
                         b += len(parts)
                     elif err is None:
-                        results[b] = fut.result()
+                        results[b] = value
                     if err is not None and (failed is None or b < failed[0]):
                         failed = (b, err)
                 while merged in results:
