@@ -11,6 +11,8 @@ dask.distributed is not installed (CI installs it with the test extra).
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -24,6 +26,7 @@ from simcore.engine import executors, map_blocks, runner
 from simcore.engine.executors import DaskNotInstalled, NotShippable
 from simcore.variants import variant_classes
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILT_IN = sorted(variant_classes())  # the toy game of other tests registers itself later
 SMALL = dict(block_size=512, progress=False, seed=3)
 
@@ -211,3 +214,16 @@ def test_dask_missing_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
     with pytest.raises(DaskNotInstalled, match=r'pip install "pvsim\[dask\]"'):
         simulate("holdem", 2, 1000, executor="dask", progress=False)
+
+
+def test_an_unguarded_script_gets_a_clear_error_for_processes_and_threads_by_default(tmp_path):
+    """Worker processes import the main script again; without a __main__ guard it would rerun."""
+    script = tmp_path / "unguarded.py"
+    script.write_text("from simcore import simulate\n"
+                      "r = simulate('holdem', 2, 40 * 256, block_size=256, workers=2, progress=False)\n"
+                      "print(r.info.executor)\n"
+                      "simulate('holdem', 2, 40 * 256, block_size=256, workers=2, executor='processes')\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.stdout.strip() == "threads"
+    assert 'under `if __name__ == "__main__":`' in out.stderr and "executor='threads'" in out.stderr

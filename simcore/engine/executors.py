@@ -524,6 +524,9 @@ def choose(executor: str | None, run_block, workers: int, n_blocks: int) -> str:
     if executor is not None:
         if executor != "threads":
             require_shippable(run_block, executor)
+        if executor == "processes" and not main_reimports_safely():
+            raise ValueError(f"worker processes would run {sys.modules['__main__'].__file__} again: put the "
+                             "script's work under `if __name__ == \"__main__\":`, or use executor='threads'")
         return executor
     if can_move(run_block, workers, n_blocks) and process_pool_ready(workers):
         return "processes"
