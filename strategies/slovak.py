@@ -97,28 +97,26 @@ def _n_suit(cards, s):
 
 @njit(cache=True, nogil=True, inline="always")
 def _preflop(c0, c1, seen, live):
-    """Threshold rule on two face-up cards; with ``live`` the cards in sight (a card set) count."""
+    """Threshold rule on two face-up cards; with ``live`` the cards in sight (a card set) count.
+
+    Arithmetic on comparisons instead of branches: the branches depend on
+    the cards and mispredict (the live rule took 2x as long with them).
+    """
     r0, r1 = c0 >> 2, c1 >> 2
-    if r0 == r1:
-        return DECLINE
-    lo = lower_of_two(c0, c1)
+    lo = np.int64(lower_of_two(c0, c1))
     e0, e1 = float(r0), float(r1)
-    suited = (c0 & 3) == (c1 & 3)
+    suited = np.int64((c0 & 3) == (c1 & 3))
     if live:
         e0 -= DEAD_RANK * _n_rank(seen, r0)
         e1 -= DEAD_RANK * _n_rank(seen, r1)
-        if suited and 11 - _n_suit(seen, c0 & 3) < MIN_LIVE_SUIT:
-            suited = False  # too many of the suit in sight to count on a flush
+        # too many of the suit in sight to count on a flush
+        suited &= np.int64(11 - _n_suit(seen, c0 & 3) >= MIN_LIVE_SUIT)
         # the card worth less is the one to go (ties: the lower card)
-        if e0 < e1:
-            lo = 0
-        elif e1 < e0:
-            lo = 1
-    gap = abs(r0 - r1) - 1
-    needs = SUITED_NEEDS[gap] if suited else OFFSUIT_NEEDS[gap]
-    if e0 + e1 >= needs:
-        return DECLINE
-    return MUCK0 if lo == 0 else MUCK1
+        lo = np.int64(e1 < e0) + np.int64(e0 == e1) * lo
+    gap = max(abs(r0 - r1) - 1, 0)  # a pair (gap -1) declines whatever it needs
+    needs = OFFSUIT_NEEDS[gap] + suited * (SUITED_NEEDS[gap] - OFFSUIT_NEEDS[gap])
+    keep = np.int64(r0 == r1) | np.int64(e0 + e1 >= needs)
+    return (1 - keep) * (MUCK0 + lo)  # DECLINE is 0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -210,6 +208,7 @@ def _decide(up, board, mucked, legal, seat, policy, second):
     n, P = up.shape[0], up.shape[1]
     out = np.zeros(n, np.int64)
     live = policy == _LIVE_OUTS or policy == _THOUGHTFUL
+    flat_up = up.reshape(n, 2 * P)
     for i in range(n):
         if not legal[i, 1]:
             continue
@@ -219,15 +218,13 @@ def _decide(up, board, mucked, legal, seat, policy, second):
             continue
         seen = np.uint64(0)
         if live:
-            # every face-up card and the muck, then this seat's own cards out
-            for q in range(P):
-                seen |= _ONE[np.uint8(up[i, q, 0])] | _ONE[np.uint8(up[i, q, 1])]
-            seen &= ~(_ONE[np.uint8(c0)] | _ONE[np.uint8(c1)])
+            # every face-up card and the muck (-1, read as 255, adds nothing),
+            # then this seat's own cards out; branch-free over fixed counts
+            for j in range(2 * P):
+                seen |= _ONE[np.uint8(flat_up[i, j])]
             for j in range(mucked.shape[1]):
-                m = mucked[i, j]
-                if m < 0:
-                    break  # the muck is filled in order, -1 after its last card
-                seen |= _ONE[np.uint8(m)]
+                seen |= _ONE[np.uint8(mucked[i, j])]
+            seen &= ~(_ONE[np.uint8(c0)] | _ONE[np.uint8(c1)])
         if not second or policy == _THRESHOLD:
             out[i] = _preflop(c0, c1, seen, live)
         else:
