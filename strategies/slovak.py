@@ -121,34 +121,31 @@ def _preflop(c0, c1, seen, live):
 
 @njit(cache=True, nogil=True, inline="always")
 def _card_works(c, own, ranks, seen, live):
-    """(works, live cards that pair it) for face-up card ``c`` after the flop.
+    """(works, live cards that pair it), both int64, for face-up card ``c`` after the flop.
 
     ``own`` is the card set of the two face-up cards and the flop, ``ranks``
-    their 13-bit rank set, ``seen`` the card set in sight elsewhere.
+    their 13-bit rank set, ``seen`` the card set in sight elsewhere. Written
+    as arithmetic on comparisons, like :func:`_preflop`.
     """
     r, s = c >> 2, c & 3
     n_rank = _n_rank(own, r)
     n_suit = _n_suit(own, s)
-    made = n_rank >= 2  # pairs the board or the other face-up card
-    draw_outs = 0
-    # flush: four or more of the suit with this card
-    if n_suit >= 5:
-        made = True
-    elif n_suit == 4:
-        draw_outs = max(draw_outs, 9 - _n_suit(seen, s)) if live else 9
     # straight: four or more ranks of a straight that uses this card; the
     # missing rank of each such straight completes it (4 cards a rank, less
     # those in sight)
     straight, complete = straight_outs(ranks, r)
-    if straight:
-        made = True
-    n_complete = np.int64(popcount(np.uint64(complete)))
-    k = 4 * n_complete
+    # made: pairs the board or the other face-up card, a flush, a straight
+    made = np.int64(n_rank >= 2) | np.int64(n_suit >= 5) | np.int64(straight)
+    # flush draw: exactly four of the suit with this card; 9 outs less those in sight
+    flush_outs = max(9 - _n_suit(seen, s), 0) if live else 9
+    draw_outs = np.int64(n_suit == 4) * flush_outs
+    k = 4 * np.int64(popcount(np.uint64(complete)))
     if live:
         k -= np.int64(popcount(seen & _SPREAD[complete]))
     draw_outs = max(draw_outs, k)
     outs = 3 - _n_rank(seen, r) - (n_rank - 1)  # live cards that pair it
-    works = made or (draw_outs > 0 and (draw_outs >= MIN_LIVE_OUTS if live else True))
+    enough = np.int64(draw_outs >= MIN_LIVE_OUTS) if live else np.int64(1)
+    works = made | (np.int64(draw_outs > 0) & enough)
     return works, outs
 
 
@@ -158,20 +155,19 @@ def _postflop(c0, c1, b0, b1, b2, seen, live, beaten):
     own = _ONE[np.uint8(c0)] | _ONE[np.uint8(c1)] | _ONE[np.uint8(b0)] | _ONE[np.uint8(b1)] \
         | _ONE[np.uint8(b2)]
     ranks = (1 << (c0 >> 2)) | (1 << (c1 >> 2)) | (1 << (b0 >> 2)) | (1 << (b1 >> 2)) | (1 << (b2 >> 2))
-    works0, outs0 = _card_works(c0, own, ranks, seen, live)
-    works1, outs1 = _card_works(c1, own, ranks, seen, live)
-    if beaten and c0 >> 2 == c1 >> 2 and _n_rank(own, c0 >> 2) == 2:
-        return MUCK0 if lower_of_two(c0, c1) == 0 else MUCK1
-    if works0 and works1:
-        return DECLINE
-    if works0:
-        return MUCK1
-    if works1:
-        return MUCK0
-    lo = lower_of_two(c0, c1)
-    if live and (outs0 == 0) != (outs1 == 0):
-        lo = 0 if outs0 == 0 else 1  # a card no live card can pair goes first
-    return MUCK0 if lo == 0 else MUCK1
+    w0, outs0 = _card_works(c0, own, ranks, seen, live)
+    w1, outs1 = _card_works(c1, own, ranks, seen, live)
+    lower = np.int64(lower_of_two(c0, c1))
+    # neither works: muck the lower, or the one no live card can pair
+    lo = lower
+    if live:
+        z0, z1 = np.int64(outs0 == 0), np.int64(outs1 == 0)
+        lo = (z0 ^ z1) * (1 - z0) + (1 - (z0 ^ z1)) * lower
+    # both work: decline (0); one works: muck the other; none: muck lo
+    act = w0 * (1 - w1) * MUCK1 + (1 - w0) * w1 * MUCK0 + (1 - w0) * (1 - w1) * (MUCK0 + lo)
+    # a beaten pocket pair without a set is broken up (the lower card goes)
+    broken = np.int64(beaten) & np.int64(c0 >> 2 == c1 >> 2) & np.int64(_n_rank(own, c0 >> 2) == 2)
+    return broken * (MUCK0 + lower) + (1 - broken) * act
 
 
 @njit(cache=True, nogil=True)
