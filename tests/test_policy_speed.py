@@ -211,3 +211,26 @@ def test_unchecked_calls_survive_any_card_values():
         evaluate_choices(arr[:, :7], group_choices([(tuple(range(7)), 5)]), kind="low", check=False)
     with pytest.raises(ValueError, match="not in 0..51"):
         evaluate_hands(garbage)
+
+
+def test_popcount_and_the_safe_tables():
+    from numba import njit
+
+    from simcore.kernels import (
+        BAD_CARD_BIT, BAD_CARD_KEY, BIT_U8, CARD_BIT, CARD_KEY, KEY_U8, SUIT_START, popcount,
+    )
+
+    @njit
+    def counts(xs):
+        out = np.empty(xs.shape[0], np.int64)
+        for i in range(xs.shape[0]):
+            out[i] = popcount(xs[i])
+        return out
+
+    xs = np.random.default_rng(4).integers(0, 2**63, 1000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    xs[:3] = [0, 2**64 - 1, 2**63]
+    assert counts(xs).tolist() == [bin(int(x)).count("1") for x in xs]
+    assert (KEY_U8[:52] == CARD_KEY).all() and (BIT_U8[:52] == CARD_BIT).all()
+    assert (KEY_U8[52:] == BAD_CARD_KEY).all() and (BIT_U8[52:] == BAD_CARD_BIT).all()
+    # the marker sits above every field of a key: seven good cards never reach it
+    assert int(SUIT_START) + 7 * int(CARD_KEY.max()) < int(BAD_CARD_KEY)
