@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
-from ..kernels import value_five_high
+from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_five_high
 
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
@@ -198,10 +198,16 @@ def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties
             hands_won[i, p] = 0
         for h in range(N_HANDS):
             f = np.uint8(flop[i, h])
+            fkey = SUIT_START + CARD_KEY[f]  # the flop card's key, shared by every seat
             best = np.int32(-1)
             for p in range(P):
-                v = value_five_high(f, np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]),
-                                    np.uint8(up[i, p, h, 2]), np.uint8(down[i, p, h]))
+                c0, c1, c2 = np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]), np.uint8(up[i, p, h, 2])
+                c3 = np.uint8(down[i, p, h])
+                key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
+                if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
+                    v = value_five_high(f, c0, c1, c2, c3)
+                else:
+                    v = np.int32(RANK_HIGH[rank_slot(key)])
                 values[i, p, h] = v
                 categories[i, p, h] = v >> 12
                 if v > best:
@@ -344,16 +350,18 @@ def _place_round_kernel(card, actions, up, placed, n_down, own_down, legal, hist
     state is stored seat-major, so these are contiguous: a step writes only its
     seat's memory, not a byte in every row of every array.
     """
+    # Unsigned indices: numba checks signed ones for wrap-around.
+    last = np.uint64(PLACED_MAX - 1)
     for i in range(actions.shape[0]):
-        h = actions[i]
-        k = placed[i, h]
-        if k == PLACED_MAX - 1:
+        h = np.uint64(actions[i])
+        k = np.uint64(placed[i, h])
+        if k == last:
             own_down[i, h] = card[i]
             n_down[i, h] = 1
             legal[i, h] = False
         else:
             up[i, h, k] = card[i]
-        placed[i, h] = k + 1
+        placed[i, h] = k + np.uint64(1)
         history[i] = h
 
 
