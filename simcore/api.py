@@ -170,4 +170,61 @@ def analyze(
                         checkpoint_every=checkpoint_every)
 
 
-__all__ = ["simulate", "compare", "analyze", "get_variant", "policies", "default_policy"]
+RUNS = {"simulate": simulate, "compare": compare, "analyze": analyze}
+
+
+def run_cell(cell: dict, imports=()):
+    """One cell of a :func:`sweep`, played on one thread wherever it runs."""
+    import importlib
+
+    for module in imports:  # modules that register the cell's own policies
+        importlib.import_module(module)
+    kw = dict(cell)
+    run = RUNS[kw.pop("run", "simulate")]
+    return run(**kw, workers=1, executor="threads", progress=False)
+
+
+def sweep(cells, *, executor: str | None = None, workers=None, scheduler=None, imports=()) -> list:
+    """Many independent runs (an experiment's cells) sent as one batch of tasks.
+
+    Each cell is a dict of keyword arguments for :func:`simulate` (or, with
+    ``"run": "compare"`` or ``"analyze"``, for those), naming variants and
+    policies by name (a worker knows the built-in ones and those that the
+    modules named in ``imports`` register). Every cell runs whole on one worker, on one thread, so
+    its numbers are those of the same run made alone; the cells run side by
+    side on ``executor`` ("processes" by default, "dask" with ``scheduler``,
+    or "threads"). Returns the results in the order of ``cells``. A cell that
+    fails raises its error after the others finish, noting which cell it was.
+
+    Examples
+    --------
+    >>> rs = sweep([{"variant": "holdem", "n_players": p, "n_deals": 2000} for p in (2, 3)],
+    ...            executor="threads")
+    >>> [r.n_players for r in rs]
+    [2, 3]
+    """
+    from .engine import executors
+
+    cells = [dict(c) for c in cells]
+    for i, c in enumerate(cells):
+        if c.get("run", "simulate") not in RUNS:
+            raise ValueError(f"cell {i}: unknown run {c['run']!r}; choose from {', '.join(RUNS)}")
+    name = executors.check_executor(executor, scheduler) or "processes"
+    workers = executors.check_workers(workers)
+    pool = executors.open_pool(name, workers or (None if name == "dask" else executors.default_workers()),
+                               scheduler)
+    try:
+        futures = [pool.submit(run_cell, c, tuple(imports)) for c in cells]
+        done = pool.collect(pool.wait_all(futures))
+    finally:
+        pool.close(False)
+    first = next(((i, done[f][1]) for i, f in enumerate(futures) if done[f][1] is not None), None)
+    if first is not None:
+        i, err = first
+        if hasattr(err, "add_note"):
+            err.add_note(f"in cell {i} of the sweep: {cells[i]}")
+        raise err
+    return [done[f][0] for f in futures]
+
+
+__all__ = ["simulate", "compare", "analyze", "sweep", "get_variant", "policies", "default_policy"]

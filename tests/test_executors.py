@@ -22,6 +22,7 @@ import pytest
 
 import strategies
 from simcore import analyze, compare, simulate
+from simcore.api import run_cell, sweep
 from simcore.engine import executors, map_blocks, runner
 from simcore.engine.executors import DaskNotInstalled, NotShippable
 from simcore.variants import variant_classes
@@ -227,3 +228,20 @@ def test_an_unguarded_script_gets_a_clear_error_for_processes_and_threads_by_def
                          cwd=tmp_path, env=dict(os.environ, PYTHONPATH=ROOT))
     assert out.stdout.strip() == "threads"
     assert 'under `if __name__ == "__main__":`' in out.stderr and "executor='threads'" in out.stderr
+
+
+def test_a_sweep_runs_its_cells_as_one_batch_with_the_numbers_of_each_run_alone(scheduler):
+    cells = [{"variant": "estonian", "n_players": p, "n_deals": 1500, "seed": p, "block_size": 512}
+             for p in (2, 3, 4)]
+    cells.append({"run": "compare", "variant": "estonian", "n_players": 3, "n_deals": 1024, "a": "pass=highest",
+                  "b": "pass=lowest", "block_size": 512})
+    alone = [run_cell(c) for c in cells]
+    for kw in ({"executor": "processes", "workers": 2}, {"scheduler": scheduler}):
+        got = sweep(cells, **kw)
+        for a, b in zip(alone[:3], got[:3]):
+            _same_seat_stats(a.stats, b.stats)
+        _same_paired(alone[3].stats, got[3].stats)
+    with pytest.raises(ValueError, match="unknown policy 'nope'") as e:
+        sweep(cells[:1] + [{"variant": "estonian", "n_players": 3, "n_deals": 100, "hero": "pass=nope"}],
+              executor="processes", workers=2)
+    assert "in cell 1 of the sweep" in "".join(getattr(e.value, "__notes__", []))

@@ -299,12 +299,16 @@ class Pool:
     def __init__(self, workers: int):
         self.workers = workers
 
-    def submit(self, fn, b, n):
+    def submit(self, fn, *args):
         raise NotImplementedError
 
     def wait_first(self, futures):
         done, _ = wait(futures, return_when=FIRST_COMPLETED)
         return done
+
+    def wait_all(self, futures):
+        wait(futures)
+        return futures
 
     def collect(self, done) -> dict:
         """{future: (result, None) or (None, error)} for finished futures."""
@@ -325,8 +329,8 @@ class ThreadPool(Pool):
         super().__init__(workers)
         self._pool = ThreadPoolExecutor(max_workers=workers)
 
-    def submit(self, fn, b, n):
-        return self._pool.submit(fn, b, n)
+    def submit(self, fn, *args):
+        return self._pool.submit(fn, *args)
 
     def close(self, cancel):
         self._pool.shutdown(wait=True, cancel_futures=cancel)
@@ -387,12 +391,12 @@ class ProcessPool(Pool):
         super().__init__(workers)
         self._pool = process_executor(workers)
 
-    def submit(self, fn, b, n):
+    def submit(self, fn, *args):
         try:
-            return self._pool.submit(fn, b, n)
+            return self._pool.submit(fn, *args)
         except BrokenProcessPool:
             self._pool = process_executor(self.workers)
-            return self._pool.submit(fn, b, n)
+            return self._pool.submit(fn, *args)
 
     def close(self, cancel):
         # The pool outlives the run; blocks still running finish and are dropped.
@@ -463,8 +467,14 @@ class DaskPool(Pool):
             workers = max(sum(self.client.nthreads().values()), 1)
         super().__init__(workers)
 
-    def submit(self, fn, b, n):
-        return self.client.submit(fn, b, n, pure=False)
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False)
+
+    def wait_all(self, futures):
+        from distributed.client import _wait
+
+        self.client.sync(_wait, futures, timeout=None, return_when="ALL_COMPLETED")
+        return futures
 
     def wait_first(self, futures):
         from distributed.client import _wait
