@@ -77,7 +77,8 @@ def simulate(
     hand, board : cards fixed for the hero seat and the board (strings or arrays).
     extra : the variant's situation fields ({"passed": "7d"}).
     options : the variant's rule options ({"scoring": "points"}), with a name.
-    workers : threads or processes that play blocks (default: all cores); ``threads`` is its alias.
+    workers : threads or processes that play blocks (default: all cores). ``threads`` is its
+        alias, and with no executor named it also means the thread pool.
     executor : "threads", "processes" or "dask"; None chooses (processes when the
         run can travel to them and has enough blocks, else threads).
     scheduler : a Dask scheduler address ("tcp://host:8786") or Client; implies "dask".

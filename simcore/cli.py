@@ -91,8 +91,8 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
                    help="threads or processes that play blocks (default: all cores); --threads is an alias")
     g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
-                   help="where blocks run (default: processes when the strategies can be imported by "
-                        "worker processes and the run has more blocks than workers, else threads)")
+                   help="where blocks run (default: threads, moving a run that will last more than a "
+                        "few seconds to processes when its strategies can be imported by them)")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="send the blocks to this Dask scheduler (implies --executor dask)")
     g.add_argument("--checkpoint", metavar="FILE",

@@ -89,8 +89,7 @@ def scheduler():
     try:
         yield cluster.scheduler_address
     finally:
-        for key in [k for k in executors._DASK if k == cluster.scheduler_address]:
-            executors._DASK.pop(key)[0].close()
+        executors.close_dask(cluster.scheduler_address)
         cluster.close()
 
 

@@ -231,10 +231,9 @@ class BlockTask:
     def payload(self) -> bytes:
         """The pickled description; raises :class:`NotShippable` when it cannot travel."""
         if self._payload is None:
+            desc = describe(self.job)  # NotShippable names the strategy
             try:
-                payload = pickle.dumps((describe(self.job), self.reduce), protocol=pickle.HIGHEST_PROTOCOL)
-            except NotShippable:
-                raise
+                payload = pickle.dumps((desc, self.reduce), protocol=pickle.HIGHEST_PROTOCOL)
             except (pickle.PicklingError, TypeError, AttributeError) as e:
                 raise NotShippable(f"this run cannot be sent to worker processes ({e}); "
                                    "use executor='threads'") from e
@@ -250,7 +249,8 @@ class BlockTask:
         return True
 
     def __reduce__(self):
-        return _remote_task, (self._token or (self.payload() and self._token), self.payload())
+        payload = self.payload()
+        return _remote_task, (self._token, payload)
 
 
 def shippable(run_block) -> bool:
@@ -442,16 +442,20 @@ def dask_client(scheduler=None, workers: int | None = None):
     return client
 
 
-@atexit.register
-def _close_dask():
-    for client, cluster in list(_DASK.values()):
+def close_dask(scheduler=None) -> None:
+    """Close the Dask clients (and LocalClusters) pvsim opened: those to ``scheduler``, or all."""
+    keys = [k for k in _DASK if scheduler is None or k == scheduler]
+    for key in keys:
+        client, cluster = _DASK.pop(key)
         try:
             client.close()
             if cluster is not None:
                 cluster.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
+        except Exception:  # noqa: BLE001 - closing what may already be gone (at exit, say)
             pass
-    _DASK.clear()
+
+
+atexit.register(close_dask)
 
 
 class DaskPool(Pool):

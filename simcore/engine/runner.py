@@ -140,7 +140,8 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
 
     Parameters
     ----------
-    workers : threads or processes that run blocks (default: all cores); ``threads`` is its alias.
+    workers : threads or processes that run blocks (default: all cores). ``threads`` is its
+        alias, and with no executor named it also means the thread pool.
     executor : "threads", "processes" or "dask" (see :mod:`simcore.engine.executors`);
         None chooses. Processes and Dask need a ``run_block`` that pickles: a
         module-level function or an :class:`~simcore.engine.executors.BlockTask`.
@@ -156,6 +157,8 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
 
     if threads is not None and workers is not None and threads != workers:
         raise ValueError(f"threads ({threads}) is an alias of workers ({workers}); give one")
+    if threads is not None and workers is None and executor is None and scheduler is None:
+        executor = "threads"  # threads=N from before executors existed: worker threads, as it says
     workers = executors.check_workers(workers if workers is not None else threads)
     executor = executors.check_executor(executor, scheduler)
     bs = check_block_size(block_size)
