@@ -572,14 +572,23 @@ def _discard_best_potential(hand, flop, passed, table, rank_strength, flush_stre
                  | _ONE_BIT[h[2]] | _ONE_BIT[x])
         fkey = SUIT_START + CARD_KEY[f0] + CARD_KEY[f1] + CARD_KEY[f2] + CARD_KEY[x]
         fbits = CARD_BIT[f0] | CARD_BIT[f1] | CARD_BIT[f2] | CARD_BIT[x]
-        for o in range(3):
-            if t5[i, o] < low - slack:
+        # options by T, best first: once one score is known exactly, an
+        # option whose T (its score's upper bound) falls below it less the
+        # margin is out, so W is often summed for the first option only
+        first = argmax3(t5[i, 0], t5[i, 1], t5[i, 2])
+        cut = low - slack
+        for k in range(3):
+            o = (first + k) % 3
+            if k > 0 and t5[i, (first + 1) % 3] < t5[i, (first + 2) % 3]:
+                o = (first + 3 - k) % 3  # the other two in descending T
+            if t5[i, o] < cut:
                 scores[o] = -np.inf
                 continue
             a, b = h[(o + 1) % 3], h[(o + 2) % 3]
             w = _sum_over_one_card(fkey + CARD_KEY[a] + CARD_KEY[b], fbits | CARD_BIT[a] | CARD_BIT[b],
                                    known, rank_strength, flush_strength)
             scores[o] = (t5[i, o] - w) / 990.0
+            cut = max(cut, t5[i, o] - w - slack)
         out[i] = lowest_card_within(scores, h, margin)
     return out
 
