@@ -613,6 +613,13 @@ def _pick_thoughtful(scores, hand, flop, margin):
         top = scores[i, 0]
         for a in range(1, k):
             top = max(top, scores[i, a])
+        n_within = 0
+        for a in range(k):
+            if scores[i, a] >= top - margin:
+                n_within += 1
+                out[i] = a
+        if n_within == 1:
+            continue  # the one pass within the margin: no danger to weigh
         for a in range(k):
             # passes outside the margin never win: a pass within it has finite danger
             danger[a] = (_danger(hand[i, a], flop[i, 0], flop[i, 1], flop[i, 2])
