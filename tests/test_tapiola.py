@@ -570,6 +570,10 @@ def test_analysis_the_issue_example_ranks_discarding_the_seven_first():
     assert set(t.action) == {"discard 7d", "keep all", "discard Kd", "discard Ks"}
     # The whole board in the high game asks about the last discard by default.
     assert V.default_decision(board="Kh Kc 5h 2d 8h 3d Jc") == "last"
+    # Any seat: the same question from seat 3.
+    a3 = analyze("tapiola", 6, hand="Kd 7d Ks", board="Kh Kc 5h 2d 8h 3d Jc", hero_seat=3,
+                 progress=False, seed=2)
+    assert a3.table().action[0] == "discard 7d"
 
 
 def test_analysis_round_follows_the_tower_cards_and_labels_name_cards():
