@@ -171,6 +171,40 @@ def analyze(
                         checkpoint_every=checkpoint_every)
 
 
+def ship_strategy(variant, seat: int, decision: str, label: str, fn):
+    """How a resolved policy travels to worker processes by name (see
+    :func:`simcore.engine.executors.set_strategy_codec`): the module to import
+    there before resolving ``label`` again, or None when that would not give ``fn``."""
+    from .engine.executors import by_reference
+
+    entry = _registry().policies(variant.name, decision).get(label.partition(":")[0])
+    if entry is None:
+        return None
+    if entry.factory is not None:  # random, rollout:N: closures built per run
+        ref = by_reference(entry.factory)
+        return ref[0] if ref is not None else None
+    module = getattr(fn, "__module__", "") or ""
+    if entry.function is fn and module.split(".")[0] == "strategies":
+        return module  # a built-in policy made by a helper: importing its module registers it
+    return None
+
+
+def unship_strategy(variant, decision: str, label: str, module: str):
+    """In a worker: ``(label, fn)`` for a policy shipped by :func:`ship_strategy`."""
+    import importlib
+
+    importlib.import_module(module)
+    return _registry().resolve(variant, decision, label)
+
+
+def _teach_workers():
+    from .engine import executors
+
+    executors.set_strategy_codec(ship_strategy, unship_strategy, preload=("simcore.api", "strategies"))
+
+
+_teach_workers()
+
 RUNS = {"simulate": simulate, "compare": compare, "analyze": analyze}
 
 

@@ -88,45 +88,52 @@ def _version() -> str:
     return __version__
 
 
-def _by_reference(fn):
-    """(module, qualname) if a worker can import ``fn`` by name, else None."""
-    module = getattr(fn, "__module__", None)
-    qualname = getattr(fn, "__qualname__", None)
+def by_reference(obj):
+    """(module, qualname) if another process can import ``obj`` by name, else None."""
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
     if not module or not qualname or module == "__main__" or "<" in qualname:
         return None
     try:
-        obj = importlib.import_module(module)
+        found = importlib.import_module(module)
         for part in qualname.split("."):
-            obj = getattr(obj, part)
+            found = getattr(found, part)
     except Exception:  # noqa: BLE001 - any failure means: not importable by name
         return None
-    return (module, qualname) if obj is fn else None
+    return (module, qualname) if found is obj else None
+
+
+# How strategies that are not importable by name travel (policy factories,
+# built-in policies made by a helper): the façade, which knows the registry,
+# sets these (simcore.api); the engine never imports the strategies itself.
+_CODEC = {"ship": None, "unship": None, "preload": ()}
+
+
+def set_strategy_codec(ship, unship, preload=()) -> None:
+    """Teach workers to rebuild strategies by name.
+
+    ``ship(variant, seat, decision, label, fn)`` returns picklable data that
+    stands for ``fn`` (None when it cannot); ``unship(variant, decision, label,
+    data)``, run in the worker, returns ``(label, fn)``. ``unship`` must be
+    importable by name. ``preload``: modules worker processes import before
+    their first block (where the start method allows).
+    """
+    _CODEC.update(ship=ship, unship=unship, preload=tuple(preload))
 
 
 def _strategy_item(variant, seat: int, decision: str, label: str, fn) -> tuple:
     """How one seat's strategy for one decision travels to a worker."""
-    from strategies.registry import policies  # the engine never imports strategies at module level
-
-    name = label.partition(":")[0]
-    entry = policies(variant.name, decision).get(name)
-    if entry is not None and entry.factory is not None:
-        # Factories (random, rollout:N) build closures: rebuild from the spec.
-        ref = _by_reference(entry.factory)
-        if ref is not None:
-            return ("spec", label, ref[0])
-    else:
-        ref = _by_reference(fn)
-        if ref is not None:
-            return ("ref", label, *ref)
-        module = getattr(fn, "__module__", "") or ""
-        if entry is not None and entry.function is fn and module.split(".")[0] == "strategies":
-            # A built-in policy made by a helper: importing its module registers it.
-            return ("spec", label, module)
-        if not hasattr(fn, "__code__"):  # a callable object: try it by value
-            try:
-                return ("value", label, pickle.dumps(fn))
-            except Exception:  # noqa: BLE001
-                pass
+    ref = by_reference(fn)
+    if ref is not None:
+        return ("ref", label, *ref)
+    data = _CODEC["ship"](variant, seat, decision, label, fn) if _CODEC["ship"] is not None else None
+    if data is not None:
+        return ("codec", label, data)
+    if not hasattr(fn, "__code__"):  # a callable object: try it by value
+        try:
+            return ("value", label, pickle.dumps(fn))
+        except Exception:  # noqa: BLE001
+            pass
     where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
     raise NotShippable(
         f"strategy {label!r} ({decision}, seat {seat}) is {where}, which worker processes cannot import. "
@@ -140,14 +147,16 @@ def describe(job) -> dict:
     Raises :class:`NotShippable` naming the first strategy a worker could not import.
     """
     v = job.variant
-    cls_ref = _by_reference(type(v))
+    cls_ref = by_reference(type(v))
     if cls_ref is None:
         raise NotShippable(f"variant class {type(v).__qualname__} is not importable by name; "
                            "define it at module level in an importable module, or use threads")
     lineups = [[{d: _strategy_item(v, s, d, label, fn) for d, (label, fn) in seat.items()}
                 for s, seat in enumerate(lineup)] for lineup in job.lineups]
+    codec = by_reference(_CODEC["unship"]) if _CODEC["unship"] is not None else None
     return {
         "version": _version(), "variant": (cls_ref, v.name, dict(v.opts)), "n_players": job.n_players,
+        "codec": codec,
         "lineups": lineups, "known": job.known, "seed": job.seed, "block_size": job.block_size,
         "forced": job.forced, "record": job.record,
     }
@@ -175,16 +184,14 @@ def rebuild(desc: dict):
         v = variants.get_variant(name, **opts)
     else:  # a variant the calling program added (a test's toy game)
         v = cls(**opts)
-    import strategies  # noqa: F401 - the built-in policies register themselves
-    from strategies.registry import resolve
+    unship = _import(*desc["codec"]) if desc["codec"] is not None else None
 
     def strategy(decision, item):
         kind, label = item[0], item[1]
         if kind == "ref":
             return label, _import(item[2], item[3])
-        if kind == "spec":
-            importlib.import_module(item[2])  # registers the factory
-            return resolve(v, decision, label)
+        if kind == "codec":
+            return unship(v, decision, label, item[2])
         return label, pickle.loads(item[2])
 
     lineups = [[{d: strategy(d, item) for d, item in seat.items()} for seat in lineup]
@@ -357,7 +364,7 @@ def _mp_context():
     # (fast starts, no threads inherited from the caller); spawn elsewhere.
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["simcore.engine.executors", "simcore.api", "strategies"])
+        ctx.set_forkserver_preload(["simcore.engine.executors", *_CODEC["preload"]])
         return ctx
     return multiprocessing.get_context("spawn")
 
