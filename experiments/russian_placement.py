@@ -22,8 +22,8 @@ Three studies, written to ``results/russian/``:
    all one suit; neither), as shares going to the strongest, middle and
    weakest hand (by made strength before the card; ties: the lower hand).
 
-Quick mode (default) takes about 40 s on two cores; ``--full`` about four
-minutes. ``provenance.json`` records the command, seeds, deal counts, git
+Quick mode (default) takes about 20 s on two cores; ``--full`` 136 to 208 s
+(measured on the shared two-core VM). ``provenance.json`` records the command, seeds, deal counts, git
 commit, package versions and seconds of each study.
 """
 from __future__ import annotations
@@ -433,7 +433,7 @@ def best_policy(df, players=CHART_PLAYERS, field=CHART_FIELD) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.russian_placement",
                                 description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 4 minutes on 2 cores)")
+    p.add_argument("--full", action="store_true", help="the full study (about 2-4 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "russian")
