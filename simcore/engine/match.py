@@ -23,6 +23,7 @@ import numpy as np
 from .stats import Z95
 
 _EPS = 1e-9
+_WORK = 10  # state x row products per hand, per state allowed (bounds a hand's work)
 
 
 @dataclass
@@ -109,7 +110,8 @@ def match_probabilities(rows, probs, target: float, *, max_states: int = 50_000,
 
 
 def _exact(rows, probs, target, max_states):
-    """The score-vector distribution, hand by hand; None once it outgrows max_states."""
+    """The score-vector distribution, hand by hand; None once it outgrows max_states
+    (or one hand's state-by-row products outgrow ``_WORK`` times that)."""
     P = rows.shape[1]
     states = np.zeros((1, P))
     mass = np.ones(1)
@@ -136,7 +138,7 @@ def _exact(rows, probs, target, max_states):
             states, mass = states[keep], mass[keep]
         else:
             mass = np.zeros(0)
-        if len(mass) > max_states or h > 100_000:
+        if len(mass) > max_states or len(mass) * len(rows) > _WORK * max_states or h > 100_000:
             return None
     return win / win.sum(), float(hands)
 
@@ -166,7 +168,7 @@ def _simulated(rows, probs, target, n_matches, seed):
 
 
 def match_chances(payoff_rows: PayoffRows, target: float, *, n_boot: int = 32, seed: int = 0,
-                  max_states: int = 20_000, n_matches: int = 40_000) -> MatchChances:
+                  max_states: int = 5_000, n_matches: int = 40_000) -> MatchChances:
     """Match chances from a run's payoff rows, with bootstrap standard errors.
 
     >>> rows = PayoffRows(2, {(1.0, 0.0): 500, (0.0, 1.0): 500})
