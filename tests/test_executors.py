@@ -93,6 +93,14 @@ def scheduler():
         cluster.close()
 
 
+@pytest.fixture(params=["processes", "dask"])
+def where(request):
+    """Keyword arguments that send a run to two worker processes, or to the LocalCluster."""
+    if request.param == "dask":
+        return {"scheduler": request.getfixturevalue("scheduler")}
+    return {"executor": "processes", "workers": 2}
+
+
 def _same_seat_stats(a, b):
     assert a.n == b.n
     for name in ("share_sum", "share_sq", "wins", "ties", "categories", "winning", "part_sum", "part_sq"):
@@ -106,52 +114,43 @@ def _same_paired(a, b):
 
 
 @pytest.mark.parametrize("variant", BUILT_IN)
-def test_processes_and_dask_give_the_numbers_of_one_thread(variant, scheduler):
+def test_processes_and_dask_give_the_numbers_of_one_thread(variant, where):
     n = 3 * 512 + 100  # a short last block too
     one = simulate(variant, 3, n, workers=1, executor="threads", **SMALL)
-    procs = simulate(variant, 3, n, workers=2, executor="processes", **SMALL)
-    dask = simulate(variant, 3, n, scheduler=scheduler, **SMALL)
-    assert (procs.info.executor, dask.info.executor) == ("processes", "dask")
-    _same_seat_stats(one.stats, procs.stats)
-    _same_seat_stats(one.stats, dask.stats)
+    other = simulate(variant, 3, n, **where, **SMALL)
+    assert other.info.executor == where.get("executor", "dask")
+    _same_seat_stats(one.stats, other.stats)
 
 
-def test_paired_runs_are_identical_on_every_executor(scheduler):
+def test_paired_runs_are_identical_on_every_executor(where):
     kw = dict(SMALL, a="pass=highest", b="pass=lowest")
     ref = compare("estonian", 4, 2048, workers=1, executor="threads", **kw).stats
-    _same_paired(ref, compare("estonian", 4, 2048, workers=2, executor="processes", **kw).stats)
-    _same_paired(ref, compare("estonian", 4, 2048, executor="dask", scheduler=scheduler, **kw).stats)
+    _same_paired(ref, compare("estonian", 4, 2048, **where, **kw).stats)
     kw = dict(SMALL, n_deals=2048, stop_early=False)
     ref = analyze("estonian", 4, "As Kd 7c", workers=1, executor="threads", **kw).stats
-    _same_paired(ref, analyze("estonian", 4, "As Kd 7c", workers=2, executor="processes", **kw).stats)
-    _same_paired(ref, analyze("estonian", 4, "As Kd 7c", scheduler=scheduler, **kw).stats)
+    _same_paired(ref, analyze("estonian", 4, "As Kd 7c", **where, **kw).stats)
 
 
-def test_precision_stops_at_the_same_block_on_every_executor(scheduler):
+def test_precision_stops_at_the_same_block_on_every_executor(where):
     kw = dict(precision=0.02, block_size=256, progress=False, seed=5)
     ref = simulate("holdem", 2, 1_000_000, workers=1, executor="threads", **kw)
     assert ref.n_deals < 1_000_000
-    for r in (simulate("holdem", 2, 1_000_000, workers=2, executor="processes", **kw),
-              simulate("holdem", 2, 1_000_000, scheduler=scheduler, **kw)):
-        assert r.n_deals == ref.n_deals
-        _same_seat_stats(ref.stats, r.stats)
+    r = simulate("holdem", 2, 1_000_000, **where, **kw)
+    assert r.n_deals == ref.n_deals
+    _same_seat_stats(ref.stats, r.stats)
 
 
-def test_a_strategy_defined_in_this_module_runs_in_workers(scheduler):
+def test_a_strategy_defined_in_this_module_runs_in_workers(where):
     kw = dict(SMALL, hero="pass=test-exec-highest")
     ref = simulate("estonian", 3, 2048, workers=1, executor="threads", **kw)
-    for r in (simulate("estonian", 3, 2048, workers=2, executor="processes", **kw),
-              simulate("estonian", 3, 2048, scheduler=scheduler, **kw)):
-        assert r.table().strategy[0].startswith("pass=test-exec-highest")
-        _same_seat_stats(ref.stats, r.stats)
+    r = simulate("estonian", 3, 2048, **where, **kw)
+    assert r.table().strategy[0].startswith("pass=test-exec-highest")
+    _same_seat_stats(ref.stats, r.stats)
 
 
-@pytest.mark.parametrize("executor", ["processes", "dask"])
-def test_an_error_in_a_worker_keeps_the_finished_blocks(executor, request):
-    kw = {"scheduler": request.getfixturevalue("scheduler")} if executor == "dask" else {"workers": 2}
+def test_an_error_in_a_worker_keeps_the_finished_blocks(where):
     with pytest.raises(ValueError, match="test-exec-fails-on-7") as e:
-        simulate("estonian", 3, 3 * 512 + 7, hero="discard=test-exec-fails-on-7", executor=executor, **SMALL,
-                 **kw)
+        simulate("estonian", 3, 3 * 512 + 7, hero="discard=test-exec-fails-on-7", **where, **SMALL)
     assert e.value.partial_result.n_deals == 3 * 512
     ref = simulate("estonian", 3, 3 * 512, hero="discard=test-exec-fails-on-7", workers=1, **SMALL)
     _same_seat_stats(ref.stats, e.value.partial_result.stats)
@@ -193,9 +192,9 @@ def test_the_default_moves_a_long_run_to_processes_with_the_same_numbers(monkeyp
     _same_seat_stats(ref.stats, again.stats)
 
 
-def test_map_blocks_takes_module_level_functions_on_every_executor(scheduler):
-    for kw in ({"executor": "threads"}, {"executor": "processes"}, {"scheduler": scheduler}):
-        acc, info = map_blocks(tiny_block, 1000, 100, _add, workers=2, **kw)
+def test_map_blocks_takes_module_level_functions_on_every_executor(where):
+    for kw in ({"executor": "threads", "workers": 2}, where):
+        acc, info = map_blocks(tiny_block, 1000, 100, _add, **kw)
         assert acc.tolist() == [45, 1000] and info.n_deals == 1000
 
 
@@ -229,18 +228,16 @@ def test_an_unguarded_script_gets_a_clear_error_for_processes_and_threads_by_def
     assert 'under `if __name__ == "__main__":`' in out.stderr and "executor='threads'" in out.stderr
 
 
-def test_a_sweep_runs_its_cells_as_one_batch_with_the_numbers_of_each_run_alone(scheduler):
+def test_a_sweep_runs_its_cells_as_one_batch_with_the_numbers_of_each_run_alone(where):
     cells = [{"variant": "estonian", "n_players": p, "n_deals": 1500, "seed": p, "block_size": 512}
              for p in (2, 3, 4)]
     cells.append({"run": "compare", "variant": "estonian", "n_players": 3, "n_deals": 1024, "a": "pass=highest",
                   "b": "pass=lowest", "block_size": 512})
     alone = [run_cell(c) for c in cells]
-    for kw in ({"executor": "processes", "workers": 2}, {"scheduler": scheduler}):
-        got = sweep(cells, **kw)
-        for a, b in zip(alone[:3], got[:3]):
-            _same_seat_stats(a.stats, b.stats)
-        _same_paired(alone[3].stats, got[3].stats)
+    got = sweep(cells, **where)
+    for a, b in zip(alone[:3], got[:3]):
+        _same_seat_stats(a.stats, b.stats)
+    _same_paired(alone[3].stats, got[3].stats)
     with pytest.raises(ValueError, match="unknown policy 'nope'") as e:
-        sweep(cells[:1] + [{"variant": "estonian", "n_players": 3, "n_deals": 100, "hero": "pass=nope"}],
-              executor="processes", workers=2)
+        sweep(cells[:1] + [{"variant": "estonian", "n_players": 3, "n_deals": 100, "hero": "pass=nope"}], **where)
     assert "in cell 1 of the sweep" in "".join(getattr(e.value, "__notes__", []))
