@@ -20,13 +20,14 @@ Slovak ``exchange1=rollout:8:made-or-draw`` hero            >= 400 k deals/s
 ``evaluate_hands`` checked, 7 cards, 1 thread               >= 0.9x unchecked
 ========================================================  ===================
 
-Measured 2026-11-30 on the project's 2-core VM while about six other jobs
-shared it (load 6-7, so a second core was never free and the 2-thread wall
-rates equal the CPU rates): Estonian 0.93-0.96 M deals/s (65-68x the old
-code per CPU second), Slovak ``thoughtful`` 0.8-1.0 M deals/s (1.7-1.8 M
-deals per CPU second, 2.1x), the rollout hero 0.06-0.07 M deals/s (0.12 M per
-CPU second), the checked evaluator 0.65-0.69x the unchecked rate (0.41-0.46x
-with the old separate pass); every action the same as the old code's.
+Measured 2026-11-30 on the project's 2-core VM while other jobs shared it
+(load 3-7; a second core was free in one run only), 6 players, 2 threads:
+Estonian thoughtful + best-potential 1.69 M deals/s with a free second core,
+0.33-0.96 M without (0.67-0.99 M deals per CPU second, 62-77x the old code);
+Slovak ``thoughtful`` 0.8-1.8 M deals/s (1.7-2.3 M per CPU second, 2.1-2.6x);
+the rollout hero 0.06-0.13 M deals/s (0.12-0.13 M per CPU second); the
+checked evaluator 0.67-0.69x the unchecked rate (0.41-0.42x with the old
+separate pass). Every action was the same as the old code's.
 """
 from __future__ import annotations
 
