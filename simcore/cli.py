@@ -325,7 +325,8 @@ def cmd_simulate(args) -> int:
     df = r.table()
     unit = "" if r.unit == "pot share" else f"; share = mean {r.unit} per deal"
     header = (f"{_title(r)}, {r.n_players} players, {r.n_deals:,} deals, seed {r.seed}{unit} "
-              f"({r.info.seconds:.2f} s, {r.n_deals / max(r.info.seconds, 1e-9):,.0f} deals/s)")
+              f"({r.info.seconds:.2f} s, {(r.n_deals - r.info.resumed_deals) / max(r.info.seconds, 1e-9):,.0f} "
+              f"deals/s{f'; {r.info.resumed_deals:,} from the checkpoint' if r.info.resumed_deals else ''})")
     if r.match is not None:
         header += (f"\nmatch to {r.match.target:g}: {r.match.mean_hands:.2f} hands on average "
                    f"({'exact' if r.match.exact else 'simulated'} from the payoff distribution)")
