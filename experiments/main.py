@@ -13,22 +13,23 @@ import time
 from pathlib import Path
 
 
+EXPERIMENTS = ("estonian", "slovak", "tapiola", "sviten", "russian")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.main", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the full runs behind the committed results")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    ap.add_argument("--only", choices=["estonian", "slovak", "sviten", "russian", "tapiola"], action="append",
+    ap.add_argument("--only", choices=EXPERIMENTS, action="append",
                     help="run only this experiment (repeatable)")
     ap.add_argument("--results", type=Path, default=Path("results"), help="results folder (default ./results)")
     args = ap.parse_args(argv)
 
-    from . import estonian_pass, slovak_exchange
+    from . import estonian_pass, russian_placement, slovak_exchange, sviten_draw, tapiola_discards
 
-    jobs = {"estonian": estonian_pass, "slovak": slovak_exchange}
-    from . import sviten_draw; jobs["sviten"] = sviten_draw  # noqa: E702
-    from . import russian_placement; jobs["russian"] = russian_placement  # noqa: E702
-    from . import tapiola_discards; jobs["tapiola"] = tapiola_discards  # noqa: E702
+    jobs = {"estonian": estonian_pass, "slovak": slovak_exchange, "tapiola": tapiola_discards,
+            "sviten": sviten_draw, "russian": russian_placement}
     for name, module in jobs.items():
         if args.only and name not in args.only:
             continue

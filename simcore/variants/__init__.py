@@ -7,12 +7,12 @@ from ..engine.variant import Variant
 def _classes() -> dict[str, type]:
     from .estonian import EstonianTwist
     from .holdem import TexasHoldem
+    from .russian import RussianHoldem
     from .slovak import SlovakDoubleBarrel
+    from .sviten import SvitenSpecial
+    from .tapiola import TapiolaHoldem
 
-    classes = [TexasHoldem, EstonianTwist, SlovakDoubleBarrel]
-    from .russian import RussianHoldem; classes.append(RussianHoldem)  # noqa: E702
-    from .tapiola import TapiolaHoldem; classes.append(TapiolaHoldem)  # noqa: E702
-    from .sviten import SvitenSpecial; classes.append(SvitenSpecial)  # noqa: E702
+    classes = [TexasHoldem, EstonianTwist, SlovakDoubleBarrel, TapiolaHoldem, SvitenSpecial, RussianHoldem]
     return {c.name: c for c in classes}
 
 
