@@ -260,18 +260,8 @@ class BlockTask:
         return _remote_task, (self._token, payload)
 
 
-def shippable(run_block) -> bool:
-    """Whether ``run_block`` can be sent to worker processes."""
-    if isinstance(run_block, BlockTask):
-        return run_block.shippable()
-    try:
-        pickle.dumps(run_block)
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
 def require_shippable(run_block, executor: str) -> None:
+    """Raise :class:`NotShippable` unless ``run_block`` can be sent to ``executor``'s workers."""
     if isinstance(run_block, BlockTask):
         run_block.payload()
         return
