@@ -330,11 +330,33 @@ def cmd_simulate(args) -> int:
     if r.match is not None:
         header += (f"\nmatch to {r.match.target:g}: {r.match.mean_hands:.2f} hands on average "
                    f"({'exact' if r.match.exact else 'simulated'} from the payoff distribution)")
-    text = _render(args.format, df, r.to_dict(), header, r)
+    groups = r.part_groups or {}
+    if groups and args.format in ("table", "markdown"):
+        # A group of parts (Russian's hands_won_dist) reads better as its own small
+        # table, one row per seat, than as four columns per part.
+        grouped = [c for names in groups.values() for n in names
+                   for c in (n, f"{n}_stderr", f"{n}_ci_low", f"{n}_ci_high")]
+        text = _render(args.format, df.drop(columns=grouped), r.to_dict(), header, r)
+        fmt = _fmt_markdown if args.format == "markdown" else _fmt_table
+        for group, names in groups.items():
+            text += f"\n\n{group} (rate per deal [95% interval]):\n" + fmt(_group_table(df, names))
+    else:
+        text = _render(args.format, df, r.to_dict(), header, r)
     if args.categories and args.format == "table":
         text += "\n\nfinal hand categories (rate per deal):\n" + _fmt_table(r.categories())
     _emit(text, args.out)
     return 130 if r.info.interrupted else 0
+
+
+def _group_table(df, names):
+    """One row per seat: each part as "41.0% [40.6, 41.5]"."""
+    import pandas as pd
+
+    cols = {"seat": df.seat}
+    for n in names:
+        cols[n] = [f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+                   for m, lo, hi in zip(df[n], df[f"{n}_ci_low"], df[f"{n}_ci_high"])]
+    return pd.DataFrame(cols)
 
 
 def cmd_compare(args) -> int:
