@@ -280,9 +280,10 @@ def potential(hand, flop, seen, n_players) -> np.ndarray:
 #
 # T (a table over all 2,598,960 five-card sets, built once per table size
 # from its 134,459 suit-isomorphism classes) depends on the five cards only.
-# At the pass the excluded card is the passed one and every option removes
-# the same pairs (those with one card of the flop and hand's six), so the
-# scores differ by T alone. At the discard the passed card ``x`` is also
+# At the pass the excluded card is the passed one: its pairs, with the kept
+# pair and flop, are the flop and whole hand plus one more card, the same
+# for every option, so the scores differ by T alone. At the discard the
+# card passed earlier, ``x``, is also
 # excluded; an option's pairs that touch ``x`` sum to W(F + kept + x), a sum
 # over one card, computed only for the options that the bound 0 <= W <= 45
 # leaves in contention. The scores differ from the enumeration's by a
