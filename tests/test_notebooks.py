@@ -47,6 +47,37 @@ EXPECT = {
         },
         "figures": 0,
     },
+    "tapiola": {
+        "frames": {
+            "policies": {"players", "field", "form", "n", "seat", "ci_low", "ci_high", "diff", "diff_ci_low",
+                         "diff_ci_high"},
+            "last": {"discard", "form", "n", "best_minus_this", "best_minus_this_ci_low",
+                     "best_minus_this_ci_high"},
+            "match": {"players", "seat", "match_win", "match_ci_low", "match_ci_high", "mean_hands", "fair"},
+            "chart": {"variant", "policy", "round", "hand", "towers", "thrown", "fraction", "ci_low", "ci_high"},
+        },
+        "figures": 1,
+    },
+    "sviten": {
+        "frames": {
+            "policies": {"players", "decision", "field", "n", "share", "ci_low", "ci_high", "diff",
+                         "diff_ci_low", "diff_ci_high"},
+            "chart": {"hand_class", "throw", "n", "share", "ci_low", "ci_high", "best", "diff_vs_best"},
+            "open_chart": {"variant", "hand_class", "open_rank", "keep_gain", "ci_low", "ci_high", "verdict"},
+            "halves": {"variant", "players", "strategy", "seat", "event", "rate", "ci_low", "ci_high"},
+            "reshuffles": {"players", "n", "rate_any", "rate_any_ci_low", "rate_any_ci_high"},
+        },
+        "figures": 1,
+    },
+    "russian": {
+        "frames": {
+            "policies": {"field", "n", "ci_low", "ci_high", "diff_vs_best", "diff_vs_best_ci_low",
+                         "diff_vs_best_ci_high", "hands_won_0"},
+            "seats": {"variant", "players", "strategy", "seat", "share", "ci_low", "ci_high", "diff_vs_seat0"},
+            "chart": {"variant", "players", "policy", "rank", "state", "target", "share"},
+        },
+        "figures": 1,
+    },
 }
 # A notebook not in EXPECT: some table of its own game's results.
 GENERIC_COLUMNS = {"variant", "players", "n"}
