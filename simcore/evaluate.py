@@ -292,6 +292,8 @@ def describe_hand(value: int) -> str:
     >>> describe_hand(evaluate_hand("Qs Qd 5c 5h 2s"))
     'two pair, queens and fives'
     """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"a hand value is a whole number (from evaluate_hand), got {value!r}")
     value = int(value)
     if not 0 <= value < 9 << 12 or CLASS_RANKS[value, 0] < 0:
         raise ValueError(f"{value} is not a hand value")
