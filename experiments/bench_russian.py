@@ -21,6 +21,8 @@ import random
 import sys
 import time
 
+from .benchkit import mean_stderr, print_rates, time_simulate
+
 TARGET_RATIO = 100.0
 
 
@@ -70,22 +72,14 @@ def python_by_rank(n_players: int, n_deals: int, seed: int):
                 total[p] += 1.0 / k
                 total_sq[p] += 1.0 / (k * k)
     seconds = time.perf_counter() - start
-    stats = []
-    for p in range(P):
-        mean = total[p] / n_deals
-        var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
-        stats.append((mean, math.sqrt(var / n_deals)))
+    stats = mean_stderr(total, total_sq, n_deals)
     return stats, won_counts, seconds
 
 
 def pvsim_rate(n_players, n_deals, policy, threads, seed, repeat=1, block_size=1 << 14):
     """(result, best seconds of ``repeat`` runs); every run plays the same deals."""
-    from simcore import simulate
-
-    spec = f"place={policy}"
-    runs = [simulate("russian", n_players, n_deals, seed=seed, hero=spec, field=spec,
-                     threads=threads, progress=False, block_size=block_size) for _ in range(repeat)]
-    return runs[0], min(r.info.seconds for r in runs)
+    return time_simulate("russian", n_players, n_deals, f"place={policy}", threads, seed, repeat,
+                         block_size=block_size)[:2]
 
 
 def block_breakdown(n_players, policy, block=1 << 14, repeat=10):
@@ -156,9 +150,7 @@ def main(argv=None) -> int:
             r, s = pvsim_rate(P, args.deals, "by-rank", threads, args.seed, args.repeat, block)
             results[threads] = r
             rows.append((f"pvsim, block {block:,}", threads, args.deals, s, args.deals / s))
-    print(f"{'implementation':<26}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}")
-    for name, threads, n, s, rate in rows:
-        print(f"{name:<26}{threads:>8}{n:>12,}{s:>10.2f}{rate:>14,.0f}{rate / py_rate:>8.0f}x")
+    print_rates(rows, py_rate, width=26)
     for k, block in ((2, 1 << 14), (4, args.block_size)):
         ratio2 = rows[k][4] / py_rate
         print(f"2-thread ratio, block {block:,}: {ratio2:.0f}x (target >= {TARGET_RATIO:.0f}x): "

@@ -16,10 +16,11 @@ virtual machine).
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
+
+from .benchkit import mean_stderr, print_rates, print_seat_agreement, time_simulate
 
 TARGET_RATIO = 100.0
 
@@ -61,21 +62,13 @@ def python_lower(n_players: int, n_deals: int, seed: int):
                 total[p] += 1.0 / k
                 total_sq[p] += 1.0 / (k * k)
     seconds = time.perf_counter() - start
-    stats = []
-    for p in range(P):
-        mean = total[p] / n_deals
-        var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
-        stats.append((mean, math.sqrt(var / n_deals)))
+    stats = mean_stderr(total, total_sq, n_deals)
     return stats, seconds
 
 
 def pvsim_rate(n_players, n_deals, policy, threads, seed, repeat=1):
     """(result, best seconds of ``repeat`` runs); every run plays the same deals."""
-    from simcore import simulate
-
-    runs = [simulate("slovak", n_players, n_deals, seed=seed, hero=policy, field=policy,
-                     threads=threads, progress=False) for _ in range(repeat)]
-    return runs[0], min(r.info.seconds for r in runs)
+    return time_simulate("slovak", n_players, n_deals, policy, threads, seed, repeat)[:2]
 
 
 def block_breakdown(n_players, policy, block=1 << 14, repeat=20):
@@ -134,9 +127,7 @@ def main(argv=None) -> int:
         r, s = pvsim_rate(P, args.deals, "lower", threads, args.seed, args.repeat)
         results[threads] = r
         rows.append(("pvsim", threads, args.deals, s, args.deals / s))
-    print(f"{'implementation':<22}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}")
-    for name, threads, n, s, rate in rows:
-        print(f"{name:<22}{threads:>8}{n:>12,}{s:>10.2f}{rate:>14,.0f}{rate / py_rate:>8.0f}x")
+    print_rates(rows, py_rate)
     ratio2 = rows[-1][4] / py_rate
     print(f"\n2-thread ratio {ratio2:.0f}x (target >= {TARGET_RATIO:.0f}x): "
           + ("met" if ratio2 >= TARGET_RATIO else "NOT met"))
@@ -151,16 +142,7 @@ def main(argv=None) -> int:
         + f"; total {total:.2f} ms (engine: dealing and the run's reduction; the variant: play)")
 
     print("\nagreement, per seat share (pvsim 2 threads vs pure Python), 4 standard errors:")
-    t = results[2].table()
-    ok = True
-    for seat in range(P):
-        a, sa = t.share[seat], t.stderr[seat]
-        b, sb = py_stats[seat]
-        z = (a - b) / math.hypot(sa, sb)
-        fine = abs(z) < 4
-        ok &= fine
-        print(f"  seat {seat}: pvsim {a:.4f} ± {1.96 * sa:.4f}   python {b:.4f} ± {1.96 * sb:.4f}   "
-              f"z = {z:+.2f} {'ok' if fine else 'DISAGREE'}")
+    ok = print_seat_agreement(results[2].table(), py_stats, P)
     print("agreement: " + ("all seats within 4 standard errors" if ok else "FAILED"))
     return 0 if ok else 1
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import random
 import sys
 import time
+
+from .benchkit import mean_stderr, print_rates, print_seat_agreement, time_simulate
 
 TARGET_RATIO = 100.0
 _PAIRS = list(itertools.combinations(range(5), 2))
@@ -119,11 +120,7 @@ def python_sviten(n_players: int, n_deals: int, seed: int, draw: str):
             total_sq[p] += shares[p] * shares[p]
     seconds = time.perf_counter() - start
     python_sviten.cpu_seconds = time.process_time() - cpu
-    stats = []
-    for p in range(P):
-        mean = total[p] / n_deals
-        var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
-        stats.append((mean, math.sqrt(var / n_deals)))
+    stats = mean_stderr(total, total_sq, n_deals)
     return stats, seconds
 
 
@@ -132,16 +129,9 @@ def pvsim_rate(n_players, n_deals, policy, threads, seed, repeat=1):
 
     ``pvsim_rate.cpu_seconds`` is the least process CPU time of the runs (all threads).
     """
-    from simcore import simulate
-
-    runs, cpu = [], []
-    for _ in range(repeat):
-        c = time.process_time()
-        runs.append(simulate("sviten", n_players, n_deals, seed=seed, hero=policy, field=policy,
-                             threads=threads, progress=False))
-        cpu.append(time.process_time() - c)
-    pvsim_rate.cpu_seconds = min(cpu)
-    return runs[0], min(r.info.seconds for r in runs)
+    r, seconds, pvsim_rate.cpu_seconds = time_simulate("sviten", n_players, n_deals, policy, threads,
+                                                       seed, repeat)
+    return r, seconds
 
 
 def compare_line(name, P, deals, py_deals, draw, seed, repeat):
@@ -162,9 +152,7 @@ def compare_line(name, P, deals, py_deals, draw, seed, repeat):
         results[threads] = r
         cpu[threads] = pvsim_rate.cpu_seconds
         rows.append(("pvsim", threads, deals, s, deals / s))
-    print(f"{'implementation':<22}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}")
-    for impl, threads, n, s, rate in rows:
-        print(f"{impl:<22}{threads:>8}{n:>12,}{s:>10.2f}{rate:>14,.0f}{rate / py_rate:>8.0f}x")
+    print_rates(rows, py_rate)
     ratio2 = rows[-1][4] / py_rate
     print(f"\n2-thread ratio {ratio2:.0f}x" + (f" (target >= {TARGET_RATIO:.0f}x): "
                                               + ("met" if ratio2 >= TARGET_RATIO else "NOT met")
@@ -176,16 +164,7 @@ def compare_line(name, P, deals, py_deals, draw, seed, repeat):
     print(f"CPU time per deal: pure Python {py_us:,.0f} us, pvsim (1 thread) {pv_us:.2f} us "
           f"({py_us / pv_us:.0f}x)")
     print("agreement, per seat share (pvsim 2 threads vs pure Python), 4 standard errors:")
-    t = results[2].table()
-    ok = True
-    for seat in range(P):
-        a, sa = t.share[seat], t.stderr[seat]
-        b, sb = py_stats[seat]
-        z = (a - b) / math.hypot(sa, sb)
-        fine = abs(z) < 4
-        ok &= fine
-        print(f"  seat {seat}: pvsim {a:.4f} ± {1.96 * sa:.4f}   python {b:.4f} ± {1.96 * sb:.4f}   "
-              f"z = {z:+.2f} {'ok' if fine else 'DISAGREE'}")
+    ok = print_seat_agreement(results[2].table(), py_stats, P)
     print("agreement: " + ("all seats within 4 standard errors" if ok else "FAILED") + "\n")
     return ratio2, ok
 

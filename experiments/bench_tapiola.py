@@ -17,10 +17,11 @@ implementation the same chance at a quiet spell.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
+
+from .benchkit import agreement_line, mean_stderr, time_simulate
 
 TARGETS = {"never": 100.0, "best": 50.0}
 
@@ -76,21 +77,13 @@ def python_run(n_players: int, n_deals: int, last_best: bool, seed: int):
             total[p] += shares[p]
             total_sq[p] += shares[p] * shares[p]
     seconds = time.perf_counter() - start
-    stats = []
-    for p in range(P):
-        mean = total[p] / n_deals
-        var = max(total_sq[p] / n_deals - mean * mean, 0.0) * n_deals / (n_deals - 1)
-        stats.append((mean, math.sqrt(var / n_deals)))
+    stats = mean_stderr(total, total_sq, n_deals)
     return stats, seconds
 
 
 def pvsim_rate(n_players, n_deals, spec, threads, seed, repeat=1):
     """(result, best seconds of ``repeat`` runs); every run plays the same deals."""
-    from simcore import simulate
-
-    runs = [simulate("tapiola", n_players, n_deals, seed=seed, hero=spec, field=spec,
-                     threads=threads, progress=False) for _ in range(repeat)]
-    return runs[0], min(r.info.seconds for r in runs)
+    return time_simulate("tapiola", n_players, n_deals, spec, threads, seed, repeat)[:2]
 
 
 def load_average() -> float:
@@ -165,12 +158,9 @@ def main(argv=None) -> int:
     agree = True
     for last, r, py_stats in agreement:
         t = r.table()
-        a, sa = t.share[0], t.stderr[0]
-        b, sb = py_stats[0]
-        z = (a - b) / math.hypot(sa, sb)
-        agree &= abs(z) < 4
-        print(f"  last={last}: pvsim {a:.4f} ± {1.96 * sa:.4f}   python {b:.4f} ± {1.96 * sb:.4f}   "
-              f"z = {z:+.2f} {'ok' if abs(z) < 4 else 'DISAGREE'}")
+        line, fine = agreement_line(f"last={last}", t.share[0], t.stderr[0], *py_stats[0])
+        agree &= fine
+        print(line)
     print("targets: " + ("met" if ok else "NOT all met") + "; agreement: "
           + ("all within 4 standard errors" if agree else "FAILED"))
     return 0 if agree else 1
