@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .paired import merge_blocks, plot_seat_position, seat_position_table
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +130,7 @@ def policy_sums(P, field, n_deals, seed, threads):
         st = PairedStats.of_block(np.stack(pay, 1), np.stack(wins, 1), np.stack(ties, 1))
         return PolicySums(st, hw, wh)
 
-    return _run_blocks(run_block, n_deals, threads, lambda a, b: a.merge(b))
+    return _run_blocks(run_block, n_deals, threads, merge_blocks)
 
 
 def policy_table(players, fields, n_deals, seed, threads):
@@ -228,67 +229,14 @@ def plot_hands(df, path, field="by-rank"):
 
 def seat_table(players, policies, n_deals, seed, threads):
     """Per-seat shares, all seats one policy, with paired differences to seat 0."""
-    import pandas as pd
-
-    from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats
-    from simcore.variants import get_variant
-    from strategies import lineup
-
-    v = get_variant(VARIANT)
-    z = _z()
-    rows = []
-    for P in players:
-        known = np.full(v.n_slots(P), -1, np.int8)
-        for pol in policies:
-            job = Job(v, P, [lineup(v, P, f"place={pol}", f"place={pol}")], known, seed + P, BLOCK, [{}])
-
-            def run_block(b, n, job=job):
-                o = job.run_block(b, n)[0]
-                return PairedStats.of_block(o.payoffs, o.wins, o.ties)
-
-            def merge(a, b):
-                a.merge(b)
-                return a
-
-            st = _run_blocks(run_block, n_deals, threads, merge)
-            mean, se = st.share()
-            for seat in range(P):
-                d, dse = st.diff(seat, 0)
-                rows.append({
-                    "variant": VARIANT, "players": P, "strategy": pol, "seat": seat, "n": st.n,
-                    "share": mean[seat], "stderr": se[seat], "ci_low": mean[seat] - z * se[seat],
-                    "ci_high": mean[seat] + z * se[seat], "win_rate": st.wins[seat] / st.n,
-                    "tie_rate": st.ties[seat] / st.n, "diff_vs_seat0": d,
-                    "diff_ci_low": d - z * dse, "diff_ci_high": d + z * dse,
-                })
-    return pd.DataFrame(rows)
+    return seat_position_table(VARIANT, players, policies, n_deals, seed, threads, BLOCK, spec="place={}")
 
 
 def plot_seats(df, path):
     """Each seat's share minus the fair 1/P, with 95% intervals."""
-    import matplotlib.pyplot as plt
-
-    players = sorted(df.players.unique())
-    fig, axes = plt.subplots(1, len(players), figsize=(4.8 * len(players), 4), squeeze=False)
-    for ax, P in zip(axes[0], players):
-        sub = df[df.players == P]
-        pols = list(dict.fromkeys(sub.strategy))
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.seat + (k - (len(pols) - 1) / 2) * 0.15
-            ax.errorbar(x, 100 * (s.share - 1 / P), yerr=100 * (s.share - s.ci_low), fmt="o",
-                        capsize=2, label=pol)
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_title(f"{P} players, every seat the same policy")
-        ax.set_xlabel("seat (0 places first)")
-        ax.set_xticks(range(P))
-    axes[0, 0].set_ylabel("share minus 1/P (points, 95% CI)")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("Russian Hold'em: what placing later in each round is worth")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_seat_position(df, path, title="{P} players, every seat the same policy",
+                       xlabel="seat (0 places first)",
+                       suptitle="Russian Hold'em: what placing later in each round is worth", panel_width=4.8)
 
 
 # -- 3. the placement chart ---------------------------------------------------------------------

@@ -37,6 +37,7 @@ from numba import njit
 
 from strategies.features import straight_outs
 
+from .paired import merge_blocks, plot_seat_position, seat_position_table
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,11 +134,7 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
         def run_block(b, n, job=job):
             return PairedStats.of_outcomes(job.run_block(b, n), 0)
 
-        def merge(a, b):
-            a.merge(b)
-            return a
-
-        st = _run_blocks(run_block, n_deals, block, threads, merge)
+        st = _run_blocks(run_block, n_deals, block, threads, merge_blocks)
         mean, se = st.share()
         for a, pa in enumerate(POLICIES):
             for b, pb in enumerate(POLICIES):
@@ -184,67 +181,13 @@ def plot_policies(df, path):
 
 def seat_table(players, policies, n_deals, seed, threads, block=1 << 14):
     """Per-seat shares, all seats one policy, with paired differences to seat 0."""
-    import pandas as pd
-
-    from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats
-    from simcore.variants import get_variant
-    from strategies import lineup
-
-    v = get_variant(VARIANT)
-    z = _z()
-    rows = []
-    for P in players:
-        known = np.full(v.n_slots(P), -1, np.int8)
-        for pol in policies:
-            job = Job(v, P, [lineup(v, P, pol, pol)], known, seed + P, block, [{}])
-
-            def run_block(b, n, job=job):
-                o = job.run_block(b, n)[0]
-                return PairedStats.of_block(o.payoffs, o.wins, o.ties)
-
-            def merge(a, b):
-                a.merge(b)
-                return a
-
-            st = _run_blocks(run_block, n_deals, block, threads, merge)
-            mean, se = st.share()
-            for seat in range(P):
-                d, dse = st.diff(seat, 0)
-                rows.append({
-                    "variant": VARIANT, "players": P, "strategy": pol, "seat": seat, "n": st.n,
-                    "share": mean[seat], "stderr": se[seat], "ci_low": mean[seat] - z * se[seat],
-                    "ci_high": mean[seat] + z * se[seat], "win_rate": st.wins[seat] / st.n,
-                    "tie_rate": st.ties[seat] / st.n, "diff_vs_seat0": d,
-                    "diff_ci_low": d - z * dse, "diff_ci_high": d + z * dse,
-                })
-    return pd.DataFrame(rows)
+    return seat_position_table(VARIANT, players, policies, n_deals, seed, threads, block)
 
 
 def plot_seats(df, path):
     """Each seat's share minus the fair 1/P, with 95% intervals."""
-    import matplotlib.pyplot as plt
-
-    players = sorted(df.players.unique())
-    fig, axes = plt.subplots(1, len(players), figsize=(4.5 * len(players), 4), squeeze=False)
-    for ax, P in zip(axes[0], players):
-        sub = df[df.players == P]
-        pols = list(dict.fromkeys(sub.strategy))
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.seat + (k - (len(pols) - 1) / 2) * 0.15
-            ax.errorbar(x, 100 * (s.share - 1 / P), yerr=100 * (s.share - s.ci_low), fmt="o",
-                        capsize=2, label=pol)
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_title(f"{P} players, everyone the same policy")
-        ax.set_xlabel("seat (0 acts first)")
-        ax.set_xticks(range(P))
-    axes[0, 0].set_ylabel("share minus 1/P (points, 95% CI)")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("Slovak Double Barrel: what acting later in the exchanges is worth")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_seat_position(df, path, title="{P} players, everyone the same policy", xlabel="seat (0 acts first)",
+                       suptitle="Slovak Double Barrel: what acting later in the exchanges is worth")
 
 
 # -- 3. the first-exchange chart ------------------------------------------------------------
@@ -459,12 +402,7 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
         rel = np.stack([shares[:, 0], shares[rows, 2 - play], shares[rows, 1 + play]], axis=1)
         return [PairedStats.of_block(rel[cat == c]) for c in range(k)]
 
-    def merge(acc, part):
-        for a, p in zip(acc, part):
-            a.merge(p)
-        return acc
-
-    stats = _run_blocks(run_block, n_deals, block, threads, merge)
+    stats = _run_blocks(run_block, n_deals, block, threads, merge_blocks)
     z = _z()
     rows = []
     total = sum(s.n for s in stats)

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .paired import merge_blocks, paired_rows
 from .provenance import git_commit, versions
 
 VARIANT = "sviten"
@@ -83,11 +84,6 @@ def paired_blocks(P, lineups, forced, n_deals, seed, threads, reduce, merge):
     return map_blocks(run_block, n_deals, BLOCK, merge, threads=threads)[0]
 
 
-def _merge(a, b):
-    a.merge(b)
-    return a
-
-
 # -- 1. policies ----------------------------------------------------------------------------
 
 
@@ -96,21 +92,16 @@ def policy_table(players, n_deals, open_deals, seed, threads):
 
     from strategies import lineup
 
-    *_, PairedStats, Z95 = _engine()
+    *_, PairedStats, _ = _engine()
     rows = []
 
     def study(P, decision, names, hero_of, deals, s):
         lus = [lineup(VARIANT, P, hero_of(x), FIELD) for x in names]
         st = paired_blocks(P, lus, [{}] * len(lus), deals, s, threads,
-                           lambda cards, outs: PairedStats.of_outcomes(outs, 0), _merge)
-        mean, se = st.share()
-        for a, name in enumerate(names):
-            d, dse = st.diff(a, 0)
-            rows.append({"variant": VARIANT, "players": P, "decision": decision, "strategy": name,
-                         "field": FIELD, "baseline": names[0], "seat": 0, "n": st.n, "share": mean[a],
-                         "stderr": se[a], "ci_low": mean[a] - Z95 * se[a], "ci_high": mean[a] + Z95 * se[a],
-                         "win_rate": st.wins[a] / st.n, "tie_rate": st.ties[a] / st.n, "diff": d,
-                         "diff_stderr": dse, "diff_ci_low": d - Z95 * dse, "diff_ci_high": d + Z95 * dse})
+                           lambda cards, outs: PairedStats.of_outcomes(outs, 0), merge_blocks)
+        # "strategy" in common: the label column stands before field and baseline
+        rows.extend(paired_rows(st, names, 0, {"variant": VARIANT, "players": P, "decision": decision,
+                                               "strategy": None, "field": FIELD, "baseline": names[0]}))
 
     for P in players:
         study(P, "draw", DRAW_POLICIES, lambda x: f"draw={x},open=improves", n_deals, seed + P)
@@ -169,15 +160,7 @@ def draw_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
         x = np.stack([o.payoffs[:, 0] for o in outs], axis=1)
         return {c: PairedStats.of_block(x[cls == c]) for c in range(len(HAND_CLASSES)) if (cls == c).any()}
 
-    def merge(a, b):
-        for c, s in b.items():
-            if c in a:
-                a[c].merge(s)
-            else:
-                a[c] = s
-        return a
-
-    acc = paired_blocks(P, lus, [{}] * 6, n_deals, seed, threads, reduce, merge)
+    acc = paired_blocks(P, lus, [{}] * 6, n_deals, seed, threads, reduce, merge_blocks)
     rows = []
     for c in sorted(acc):
         st = acc[c]
@@ -241,16 +224,8 @@ def open_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
         x = np.stack([o.payoffs[:, 0] for o in outs], axis=1)
         return {c: PairedStats.of_block(x[cell == c]) for c in np.unique(cell)}
 
-    def merge(a, b):
-        for c, s in b.items():
-            if c in a:
-                a[c].merge(s)
-            else:
-                a[c] = s
-        return a
-
     acc = paired_blocks(P, [lu, lu], [{(0, "open"): KEEP}, {(0, "open"): REFUSE}], n_deals, seed, threads,
-                        reduce, merge)
+                        reduce, merge_blocks)
     rows = []
     for cell in sorted(acc):
         st = acc[cell]

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .paired import merge_blocks, paired_rows
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,18 +73,6 @@ def _z():
     return Z95
 
 
-def _merge(a, b):
-    """Merge two block results: statistics (anything with ``merge``) in place, counts add."""
-    out = []
-    for x, y in zip(a, b):
-        if hasattr(x, "merge"):
-            x.merge(y)
-            out.append(x)
-        else:
-            out.append(x + y)
-    return tuple(out)
-
-
 def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
     """Seat 0 under each lineup on the same deals: PairedStats, plus ``extra(outcomes)`` sums."""
     from simcore.engine import Job, map_blocks
@@ -96,22 +85,8 @@ def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
         outs = job.run_block(b, n)
         return (PairedStats.of_outcomes(outs, 0),) + (tuple(extra(outs)) if extra else ())
 
-    acc = map_blocks(run_block, n_deals, BLOCK, _merge, threads=threads)[0]
+    acc = map_blocks(run_block, n_deals, BLOCK, merge_blocks, threads=threads)[0]
     return acc if extra else acc[0]
-
-
-def _rows(st, labels, base, common):
-    z = _z()
-    mean, se = st.share()
-    rows = []
-    for a, lab in enumerate(labels):
-        d, dse = st.diff(a, base)
-        rows.append({**common, "strategy": lab, "seat": 0, "n": st.n, "share": mean[a],
-                     "stderr": se[a], "ci_low": mean[a] - z * se[a], "ci_high": mean[a] + z * se[a],
-                     "win_rate": st.wins[a] / st.n, "tie_rate": st.ties[a] / st.n,
-                     "diff": d, "diff_stderr": dse, "diff_ci_low": d - z * dse,
-                     "diff_ci_high": d + z * dse})
-    return rows
 
 
 # -- 1. discard policies -----------------------------------------------------------------------
@@ -143,7 +118,7 @@ def policy_table(players, n_deals, seed, threads, strong_deals):
                 # A strong field costs up to six times more per deal: fewer deals.
                 n = strong_deals if field_spec else n_deals
                 st = _paired(v, P, lus, n, seed + 100 * f + P + (50 if field_spec else 0), threads)
-                rows += _rows(st, pols, pols.index(BASELINE),
+                rows += paired_rows(st, pols, pols.index(BASELINE),
                               {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
                                "field": field, "field_spec": field_spec or "defaults",
                                "hero_last": last[6:] or ("never" if not v.lowball else ""),
@@ -212,7 +187,7 @@ def last_table(players, n_deals, seed, threads, discard):
             z = _z()
             frac = took / st.n
             fse = np.sqrt(frac * (1 - frac) / st.n)
-            for r in _rows(st, LAST_POLICIES, LAST_POLICIES.index("never"),
+            for r in paired_rows(st, LAST_POLICIES, LAST_POLICIES.index("never"),
                            {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
                             "field": "defaults", "discard": discard[form], "baseline": "never"}):
                 if r["strategy"] == "best":
