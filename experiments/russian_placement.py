@@ -29,7 +29,6 @@ commit, package versions and seconds of each study.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from .paired import merge_blocks, plot_seat_position, seat_position_table
-from .provenance import git_commit, versions
+from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "russian"
@@ -398,17 +397,9 @@ def main(argv=None) -> int:
     threads = args.threads or default_threads()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    prov = {
-        "command": " ".join(["python -m experiments.russian_placement"]
-                            + list(argv if argv is not None else sys.argv[1:])),
-        "mode": "full" if args.full else "quick", "seed": args.seed, "threads": threads,
-        "git_commit": git_commit(), "versions": versions(), "config": cfg, "studies": {},
-    }
-    start = time.perf_counter()
-
-    def done(name, t0, **extra):
-        prov["studies"][name] = {"seconds": round(time.perf_counter() - t0, 1), **extra}
-        print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    log = StudyLog("python -m experiments.russian_placement", argv, full=args.full, seed=args.seed,
+                   threads=threads, config=cfg)
+    done = log.done
 
     t0 = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_fields"], cfg["policy_deals"], args.seed, threads)
@@ -431,8 +422,7 @@ def main(argv=None) -> int:
     plot_chart(chart, out / "placement_chart.png")
     done("chart", t0, deals=cfg["chart_deals"], players=CHART_PLAYERS, field=CHART_FIELD, policy=best)
 
-    prov["seconds"] = round(time.perf_counter() - start, 1)
-    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+    seconds = log.write(out / "provenance.json")
 
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         cols = ["players", "field", "strategy", "share", "ci_low", "ci_high", "win_rate", "tie_rate",
@@ -440,7 +430,7 @@ def main(argv=None) -> int:
         print(pol[cols].round(4).to_string(index=False))
         print(seats[["players", "strategy", "seat", "share", "ci_low", "ci_high", "diff_vs_seat0",
                      "diff_ci_low", "diff_ci_high"]].round(4).to_string(index=False))
-    print(f"wrote {out} ({prov['seconds']} s); chart policy: {best}", file=sys.stderr)
+    print(f"wrote {out} ({seconds} s); chart policy: {best}", file=sys.stderr)
     return 0
 
 

@@ -27,7 +27,6 @@ counts, git commit, package versions and seconds of each study.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ from numba import njit
 from strategies.features import straight_outs
 
 from .paired import merge_blocks, plot_seat_position, seat_position_table
-from .provenance import git_commit, versions
+from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "slovak"
@@ -491,22 +490,11 @@ def main(argv=None) -> int:
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     only = set(args.only or ["policies", "seats", "chart", "exchange2"])
-    prov = {
-        "command": " ".join(["python -m experiments.slovak_exchange"] + list(argv if argv is not None
-                                                                           else sys.argv[1:])),
-        "mode": "full" if args.full else "quick", "seed": args.seed, "threads": threads,
-        "git_commit": git_commit(), "versions": versions(), "config": cfg, "studies": {},
-    }
+    log = StudyLog("python -m experiments.slovak_exchange", argv, full=args.full, seed=args.seed,
+                   threads=threads, config=cfg)
     prov_path = out / "provenance.json"
-    if prov_path.exists():
-        old = json.loads(prov_path.read_text())
-        if old.get("mode") == prov["mode"]:
-            prov["studies"] = old.get("studies", {})
-    start = time.perf_counter()
-
-    def done(name, t0, **extra):
-        prov["studies"][name] = {"seconds": round(time.perf_counter() - t0, 1), **extra}
-        print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    log.keep_studies(prov_path)
+    done = log.done
 
     if "policies" in only:
         t0 = time.perf_counter()
@@ -534,9 +522,8 @@ def main(argv=None) -> int:
         df.to_csv(out / "exchange2.csv", index=False)
         plot_exchange2(df, out / "exchange2_chart.png")
         done("exchange2", t0, deals=cfg["ex2_deals"], players=CHART_PLAYERS, field=CHART_FIELD)
-    prov["seconds"] = round(time.perf_counter() - start, 1)
-    prov_path.write_text(json.dumps(prov, indent=2) + "\n")
-    print(f"wrote {out} ({prov['seconds']} s)", file=sys.stderr)
+    seconds = log.write(prov_path)
+    print(f"wrote {out} ({seconds} s)", file=sys.stderr)
     return 0
 
 

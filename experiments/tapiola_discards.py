@@ -33,7 +33,6 @@ commit, package versions and the seconds of each study.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -41,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .paired import merge_blocks, paired_rows
-from .provenance import git_commit, versions
+from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "tapiola"
@@ -406,17 +405,9 @@ def main(argv=None) -> int:
     threads = args.threads or default_threads()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    prov = {
-        "command": " ".join(["python -m experiments.tapiola_discards"]
-                            + list(argv if argv is not None else sys.argv[1:])),
-        "mode": "full" if args.full else "quick", "seed": args.seed, "threads": threads,
-        "git_commit": git_commit(), "versions": versions(), "config": cfg, "studies": {},
-    }
-    start = time.perf_counter()
-
-    def done(name, t0, **extra):
-        prov["studies"][name] = {"seconds": round(time.perf_counter() - t0, 1), **extra}
-        print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    log = StudyLog("python -m experiments.tapiola_discards", argv, full=args.full, seed=args.seed,
+                   threads=threads, config=cfg)
+    done = log.done
 
     t0 = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads, cfg["strong_deals"])
@@ -466,9 +457,8 @@ def main(argv=None) -> int:
         print("\nMatch chances, seat 0 with the best policies against a default field:")
         print(match[["form", "players", "strategy", "target", "match_win", "match_ci_low",
                      "match_ci_high", "fair", "mean_hands"]].round(4).to_string(index=False))
-    prov["seconds"] = round(time.perf_counter() - start, 1)
-    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
-    print(f"wrote {out} ({prov['seconds']} s)", file=sys.stderr)
+    seconds = log.write(out / "provenance.json")
+    print(f"wrote {out} ({seconds} s)", file=sys.stderr)
     return 0
 
 
