@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..engine.variant import Decision, Field, NoRollout, Outcome, Variant
+from ..engine.variant import Decision, Field, NoRollout, Outcome, Variant, pot_shares
 from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
 
 HAND = 5
@@ -291,22 +291,6 @@ def _showdown_kernel(hands, board, own5, omaha):
             omaha[i, p] = _omaha5_value(hands[i, p], tkey, tbits)
 
 
-@njit(cache=True, nogil=True)
-def _half_shares(values, out):
-    """Shares (0..1) of one half pot: the best value takes it, ties split it."""
-    n, P = values.shape
-    for i in range(n):
-        best = values[i, 0]
-        for p in range(1, P):
-            if values[i, p] > best:
-                best = values[i, p]
-        k = 0
-        for p in range(P):
-            k += values[i, p] == best
-        for p in range(P):
-            out[i, p] = 1.0 / k if values[i, p] == best else 0.0
-
-
 def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
     """Pot shares from the own-five and Omaha values (n, P) of every seat.
 
@@ -324,10 +308,9 @@ def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
     if own5.ndim != 2 or own5.shape != omaha.shape:
         raise ValueError(f"split_pot: own5 and omaha must be (n, P) of one shape, got "
                          f"{own5.shape} and {omaha.shape}")
-    s5 = np.empty(own5.shape, np.float64)
-    so = np.empty(own5.shape, np.float64)
-    _half_shares(own5, s5)
-    _half_shares(omaha, so)
+    # each half is an ordinary pot: the best value takes it, ties split it
+    s5 = pot_shares(own5)
+    so = pot_shares(omaha)
     payoff = 0.5 * (s5 + so)
     scoop = (s5 == 1.0) & (so == 1.0)
     return {"share_own5": s5, "share_omaha": so, "payoff": payoff, "scoop": scoop,
