@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from .benchkit import mean_stderr
+
 SPEC = "pass=lowest,discard=best-made"
 PLAYERS = 6
 
@@ -67,9 +69,7 @@ def play_plain(n_deals: int, n_players: int, seed: int):
         share = 1.0 / winners if values[0] == top else 0.0
         total += share
         total_sq += share * share
-    mean = total / n_deals
-    var = (total_sq / n_deals - mean * mean) * n_deals / (n_deals - 1)
-    return mean, math.sqrt(var / n_deals)
+    return mean_stderr([total], [total_sq], n_deals)[0]
 
 
 # -- timings ------------------------------------------------------------------------------
