@@ -35,6 +35,19 @@ def merge_blocks(acc, part):
     return acc + part
 
 
+def ci_columns(value, se, prefix: str = "") -> dict:
+    """The 95% interval of ``value`` (standard error ``se``) as columns
+    ``{prefix}ci_low`` and ``{prefix}ci_high`` (:func:`simcore.engine.stats.interval`).
+
+    >>> sorted(ci_columns(0.5, 0.0, "diff_").items())
+    [('diff_ci_high', 0.5), ('diff_ci_low', 0.5)]
+    """
+    from simcore.engine.stats import interval
+
+    lo, hi = interval(value, se)
+    return {f"{prefix}ci_low": lo, f"{prefix}ci_high": hi}
+
+
 def paired_rows(st, labels, base, common) -> list[dict]:
     """Seat 0's rows of a paired run: one per alternative, with the paired difference to ``base``.
 
@@ -46,18 +59,14 @@ def paired_rows(st, labels, base, common) -> list[dict]:
     common : columns shared by every row, first in each row; a ``strategy`` key
         given there (any value) keeps that place for the label column.
     """
-    from simcore.engine.stats import interval
-
     mean, se = st.share()
     rows = []
     for a, lab in enumerate(labels):
         d, dse = st.diff(a, base)
-        lo, hi = interval(mean[a], se[a])
-        dlo, dhi = interval(d, dse)
         rows.append({**common, "strategy": lab, "seat": 0, "n": st.n, "share": mean[a],
-                     "stderr": se[a], "ci_low": lo, "ci_high": hi,
+                     "stderr": se[a], **ci_columns(mean[a], se[a]),
                      "win_rate": st.wins[a] / st.n, "tie_rate": st.ties[a] / st.n,
-                     "diff": d, "diff_stderr": dse, "diff_ci_low": dlo, "diff_ci_high": dhi})
+                     "diff": d, "diff_stderr": dse, **ci_columns(d, dse, "diff_")})
     return rows
 
 
@@ -83,7 +92,7 @@ def seat_position_table(variant, players, policies, n_deals, seed, threads, bloc
 
     from simcore.engine import map_blocks
     from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats, interval
+    from simcore.engine.stats import PairedStats
     from simcore.variants import get_variant
     from strategies import lineup
 
@@ -103,13 +112,11 @@ def seat_position_table(variant, players, policies, n_deals, seed, threads, bloc
             mean, se = st.share()
             for seat in range(P):
                 d, dse = st.diff(seat, 0)
-                lo, hi = interval(mean[seat], se[seat])
-                dlo, dhi = interval(d, dse)
                 rows.append({
                     "variant": variant, "players": P, "strategy": pol, "seat": seat, "n": st.n,
-                    "share": mean[seat], "stderr": se[seat], "ci_low": lo, "ci_high": hi,
+                    "share": mean[seat], "stderr": se[seat], **ci_columns(mean[seat], se[seat]),
                     "win_rate": st.wins[seat] / st.n, "tie_rate": st.ties[seat] / st.n,
-                    "diff_vs_seat0": d, "diff_ci_low": dlo, "diff_ci_high": dhi,
+                    "diff_vs_seat0": d, **ci_columns(d, dse, "diff_"),
                 })
     return pd.DataFrame(rows)
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .paired import merge_blocks, plot_seat_position, seat_position_table
+from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,12 +57,6 @@ FULL = dict(policy_players=[2, 3, 4], policy_fields=["by-rank", "best-gain"], po
             seat_deals=60_000, chart_deals=60_000)
 CHART_PLAYERS = 3
 CHART_FIELD = "by-rank"
-
-
-def _z():
-    from simcore.engine.stats import Z95
-
-    return Z95
 
 
 def _run_blocks(run_block, n_deals, threads, merge):
@@ -135,7 +129,6 @@ def policy_sums(P, field, n_deals, seed, threads):
 def policy_table(players, fields, n_deals, seed, threads):
     import pandas as pd
 
-    z = _z()
     rows = []
     base = POLICIES.index(BASELINE)
     for P in players:
@@ -149,18 +142,17 @@ def policy_table(players, fields, n_deals, seed, threads):
                 d, dse = st.diff(a, base)
                 g, gse = st.diff(a, best)
                 row = {"variant": VARIANT, "players": P, "strategy": pol, "field": field, "seat": 0,
-                       "n": n, "share": mean[a], "stderr": se[a], "ci_low": mean[a] - z * se[a],
-                       "ci_high": mean[a] + z * se[a], "win_rate": st.wins[a] / n,
+                       "n": n, "share": mean[a], "stderr": se[a], **ci_columns(mean[a], se[a]),
+                       "win_rate": st.wins[a] / n,
                        "tie_rate": st.ties[a] / n, "baseline": BASELINE, "diff": d, "diff_stderr": dse,
-                       "diff_ci_low": d - z * dse, "diff_ci_high": d + z * dse,
-                       "best": POLICIES[best], "diff_vs_best": g, "diff_vs_best_ci_low": g - z * gse,
-                       "diff_vs_best_ci_high": g + z * gse}
+                       **ci_columns(d, dse, "diff_"),
+                       "best": POLICIES[best], "diff_vs_best": g, **ci_columns(g, gse, "diff_vs_best_")}
                 # indicator rates: binomial standard errors
                 for name, counts in [(f"hands_won_{k}", s.hands_won[a, k]) for k in range(4)] + \
                         [(f"won_hand_{h + 1}", s.won_hand[a, h]) for h in range(3)]:
                     p = counts / n
                     e = np.sqrt(p * (1 - p) / n)
-                    row.update({name: p, f"{name}_ci_low": p - z * e, f"{name}_ci_high": p + z * e})
+                    row.update({name: p, **ci_columns(p, e, f"{name}_")})
                 rows.append(row)
     return pd.DataFrame(rows)
 
@@ -323,7 +315,6 @@ def chart_table(policy, n_deals, seed, threads, players=CHART_PLAYERS, field=CHA
         return counts
 
     counts = _run_blocks(run_block, n_deals, threads, lambda a, b: a + b)
-    z = _z()
     rows = []
     for r in range(13):
         for st in range(3):
@@ -333,7 +324,7 @@ def chart_table(policy, n_deals, seed, threads, players=CHART_PLAYERS, field=CHA
                 e = np.sqrt(p * (1 - p) / tot) if tot else np.nan
                 rows.append({"variant": VARIANT, "players": P, "policy": policy, "field": field,
                              "rank": RANKS[r], "state": STATES[st], "target": TARGETS[t],
-                             "n": tot, "share": p, "ci_low": p - z * e, "ci_high": p + z * e})
+                             "n": tot, "share": p, **ci_columns(p, e)})
     return pd.DataFrame(rows)
 
 

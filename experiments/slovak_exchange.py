@@ -36,7 +36,7 @@ from numba import njit
 
 from strategies.features import straight_outs
 
-from .paired import merge_blocks, plot_seat_position, seat_position_table
+from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,12 +60,6 @@ CHART_PLAYERS = 6
 CHART_FIELD = "thoughtful"
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _z():
-    from simcore.engine.stats import Z95
-
-    return Z95
 
 
 def _run_blocks(run_block, n_deals, block, threads, merge):
@@ -104,11 +98,10 @@ def policy_table(players, n_deals, seed, threads):
 
 
 def _policy_row(P, pol, field, n, share, se, win, tie, d):
-    z = _z()
     return {
         "variant": VARIANT, "players": P, "strategy": pol, "field": field, "baseline": BASELINE,
-        "seat": 0, "n": n, "share": share, "stderr": se, "ci_low": share - z * se,
-        "ci_high": share + z * se, "win_rate": win, "tie_rate": tie,
+        "seat": 0, "n": n, "share": share, "stderr": se, **ci_columns(share, se),
+        "win_rate": win, "tie_rate": tie,
         "diff": d["diff"] if d else 0.0, "diff_stderr": d["diff_stderr"] if d else 0.0,
         "diff_ci_low": d["diff_ci_low"] if d else 0.0, "diff_ci_high": d["diff_ci_high"] if d else 0.0,
     }
@@ -124,7 +117,6 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
     from strategies import lineup
 
     v = get_variant(VARIANT)
-    z = _z()
     rows = []
     for P in players:
         lus = [lineup(v, P, pol, field) for pol in POLICIES]
@@ -143,7 +135,7 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
                 rows.append({
                     "variant": VARIANT, "players": P, "field": field, "seat": 0, "n": st.n,
                     "a": pa, "b": pb, "share_a": mean[a], "share_b": mean[b], "diff": d,
-                    "diff_stderr": dse, "diff_ci_low": d - z * dse, "diff_ci_high": d + z * dse,
+                    "diff_stderr": dse, **ci_columns(d, dse, "diff_"),
                 })
     return pd.DataFrame(rows)
 
@@ -207,8 +199,8 @@ def chart_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_FIELD
     import pandas as pd
 
     from simcore import analyze
+    from simcore.engine.stats import interval
 
-    z = _z()
     rows = []
     for i in range(13):
         for j in range(13):
@@ -229,14 +221,12 @@ def chart_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_FIELD
                 "variant": VARIANT, "players": players, "field": field, "row": i, "col": j,
                 "hand": hand, "kind": kind, "class": _class_name(hi, lo, kind), "n": st.n,
                 "best": names[best],
-                "gain": g, "gain_ci_low": g - z * gse, "gain_ci_high": g + z * gse,
-                "gain_vs_keep": k, "gain_vs_keep_ci_low": k - z * kse,
-                "gain_vs_keep_ci_high": k + z * kse,
+                "gain": g, **ci_columns(g, gse, "gain_"),
+                "gain_vs_keep": k, **ci_columns(k, kse, "gain_vs_keep_"),
             }
             for a, name in enumerate(["keep", "muck_higher", "muck_lower"]):
                 row[f"share_{name}"] = mean[a]
-                row[f"ci_low_{name}"] = mean[a] - z * se[a]
-                row[f"ci_high_{name}"] = mean[a] + z * se[a]
+                row[f"ci_low_{name}"], row[f"ci_high_{name}"] = interval(mean[a], se[a])
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -402,7 +392,6 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
         return [PairedStats.of_block(rel[cat == c]) for c in range(k)]
 
     stats = _run_blocks(run_block, n_deals, block, threads, merge_blocks)
-    z = _z()
     rows = []
     total = sum(s.n for s in stats)
     for c, st in enumerate(stats):
@@ -417,10 +406,9 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
             rows.append({
                 "variant": VARIANT, "players": P, "field": field, "category": EX2_CATEGORIES[c],
                 "frequency": st.n / total, "n": st.n, "action": EX2_ACTIONS[a], "share": mean[a],
-                "stderr": se[a], "ci_low": mean[a] - z * se[a], "ci_high": mean[a] + z * se[a],
-                "diff_vs_keep": d, "diff_ci_low": d - z * dse, "diff_ci_high": d + z * dse,
-                "best": EX2_ACTIONS[best], "best_gain": g, "best_gain_ci_low": g - z * gse,
-                "best_gain_ci_high": g + z * gse,
+                "stderr": se[a], **ci_columns(mean[a], se[a]),
+                "diff_vs_keep": d, **ci_columns(d, dse, "diff_"),
+                "best": EX2_ACTIONS[best], "best_gain": g, **ci_columns(g, gse, "best_gain_"),
             })
     return pd.DataFrame(rows)
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .paired import merge_blocks, paired_rows
+from .paired import ci_columns, merge_blocks, paired_rows
 from .provenance import git_commit, versions
 
 VARIANT = "sviten"
@@ -59,16 +59,16 @@ BLOCK = 1 << 13
 def _engine():
     from simcore.engine import deal_block, map_blocks, play_block, seat_streams
     from simcore.engine.deal import block_seeds
-    from simcore.engine.stats import PairedStats, Z95
+    from simcore.engine.stats import PairedStats
 
-    return deal_block, map_blocks, play_block, seat_streams, block_seeds, PairedStats, Z95
+    return deal_block, map_blocks, play_block, seat_streams, block_seeds, PairedStats
 
 
 def paired_blocks(P, lineups, forced, n_deals, seed, threads, reduce, merge):
     """Play every alternative (lineup, forced) on the same deals; reduce(cards, outcomes) per block."""
     from simcore.variants import get_variant
 
-    deal_block, map_blocks, play_block, seat_streams, block_seeds, _, _ = _engine()
+    deal_block, map_blocks, play_block, seat_streams, block_seeds, _ = _engine()
     v = get_variant(VARIANT)
     known = np.full(v.n_slots(P), -1, np.int8)
 
@@ -92,7 +92,7 @@ def policy_table(players, n_deals, open_deals, seed, threads):
 
     from strategies import lineup
 
-    *_, PairedStats, _ = _engine()
+    *_, PairedStats = _engine()
     rows = []
 
     def study(P, decision, names, hero_of, deals, s):
@@ -148,7 +148,7 @@ def draw_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
     from strategies import lineup
     from strategies.sviten import HAND_CLASSES, hand_classes
 
-    *_, PairedStats, Z95 = _engine()
+    *_, PairedStats = _engine()
     lus = []
     for k in range(6):
         lu = lineup(VARIANT, P, "draw=pat,open=improves", FIELD)
@@ -170,9 +170,8 @@ def draw_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
             d, dse = st.diff(k, best)
             rows.append({"variant": VARIANT, "players": P, "field": FIELD, "hand_class": HAND_CLASSES[c],
                          "class_index": c, "throw": k, "n": st.n, "share": mean[k], "stderr": se[k],
-                         "ci_low": mean[k] - Z95 * se[k], "ci_high": mean[k] + Z95 * se[k],
-                         "best": k == best, "diff_vs_best": d, "diff_ci_low": d - Z95 * dse,
-                         "diff_ci_high": d + Z95 * dse})
+                         **ci_columns(mean[k], se[k]),
+                         "best": k == best, "diff_vs_best": d, **ci_columns(d, dse, "diff_")})
     return pd.DataFrame(rows)
 
 
@@ -210,11 +209,12 @@ def plot_draw_chart(df, path):
 def open_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
     import pandas as pd
 
+    from simcore.engine.stats import interval
     from simcore.variants.sviten import KEEP, REFUSE, stub_start
     from strategies import lineup
     from strategies.sviten import HAND_CLASSES, hand_classes
 
-    *_, PairedStats, Z95 = _engine()
+    *_, PairedStats = _engine()
     lu = lineup(VARIANT, P, "draw=pat,open=accept", FIELD)
     lu[0] = dict(lu[0], draw=("throw 1", _hero_throwing(1)))
 
@@ -230,12 +230,13 @@ def open_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
     for cell in sorted(acc):
         st = acc[cell]
         d, dse = st.diff(0, 1)
+        lo, hi = interval(d, dse)
         mean, se = st.share()
         rows.append({"variant": VARIANT, "players": P, "field": FIELD, "hand_class": HAND_CLASSES[cell // 13],
                      "class_index": int(cell // 13), "open_rank": RANKS[cell % 13], "n": st.n,
                      "share_keep": mean[0], "share_refuse": mean[1], "keep_gain": d, "stderr": dse,
-                     "ci_low": d - Z95 * dse, "ci_high": d + Z95 * dse,
-                     "verdict": "keep" if d - Z95 * dse > 0 else ("refuse" if d + Z95 * dse < 0 else "close")})
+                     "ci_low": lo, "ci_high": hi,
+                     "verdict": "keep" if lo > 0 else ("refuse" if hi < 0 else "close")})
     return pd.DataFrame(rows)
 
 
@@ -343,7 +344,7 @@ def reshuffle_table(players, n_deals, seed, threads, policies=("balanced", "draw
     from simcore.variants.sviten import play_service
     from strategies import lineup
 
-    deal_block, map_blocks, _, seat_streams, block_seeds, _, _ = _engine()
+    deal_block, map_blocks, _, seat_streams, block_seeds, _ = _engine()
     v = get_variant(VARIANT)
     rows = []
     for P in players:

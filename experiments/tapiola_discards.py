@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .paired import merge_blocks, paired_rows
+from .paired import ci_columns, merge_blocks, paired_rows
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,12 +64,6 @@ FULL = dict(policy_players=list(range(2, 10)), policy_deals=131_072, strong_deal
             last_deals=131_072, match_players=[2, 4, 6, 9], match_deals=262_144,
             chart_situations=1_000_000)
 BLOCK = 1 << 13
-
-
-def _z():
-    from simcore.engine.stats import Z95
-
-    return Z95
 
 
 def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
@@ -118,10 +112,10 @@ def policy_table(players, n_deals, seed, threads, strong_deals):
                 n = strong_deals if field_spec else n_deals
                 st = _paired(v, P, lus, n, seed + 100 * f + P + (50 if field_spec else 0), threads)
                 rows += paired_rows(st, pols, pols.index(BASELINE),
-                              {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
-                               "field": field, "field_spec": field_spec or "defaults",
-                               "hero_last": last[6:] or ("never" if not v.lowball else ""),
-                               "baseline": BASELINE})
+                                    {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                                     "field": field, "field_spec": field_spec or "defaults",
+                                     "hero_last": last[6:] or ("never" if not v.lowball else ""),
+                                     "baseline": BASELINE})
     return pd.DataFrame(rows)
 
 
@@ -183,20 +177,17 @@ def last_table(players, n_deals, seed, threads, discard):
         for P in players:
             lus = [lineup(v, P, f"discard={discard[form]},last={p}", None) for p in LAST_POLICIES]
             st, took = _paired(v, P, lus, n_deals, seed + 100 * f + P, threads, extra, record=True)
-            z = _z()
             frac = took / st.n
             fse = np.sqrt(frac * (1 - frac) / st.n)
             for r in paired_rows(st, LAST_POLICIES, LAST_POLICIES.index("never"),
-                           {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
-                            "field": "defaults", "discard": discard[form], "baseline": "never"}):
+                                 {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                                  "field": "defaults", "discard": discard[form], "baseline": "never"}):
                 if r["strategy"] == "best":
-                    r.update(two_plus_centre=frac, two_plus_centre_ci_low=frac - z * fse,
-                             two_plus_centre_ci_high=frac + z * fse)
+                    r.update(two_plus_centre=frac, **ci_columns(frac, fse, "two_plus_centre_"))
                 # best minus always, on the same deals
                 if r["strategy"] == "always":
                     d, dse = st.diff(best_i, LAST_POLICIES.index("always"))
-                    r.update(best_minus_this=d, best_minus_this_ci_low=d - z * dse,
-                             best_minus_this_ci_high=d + z * dse)
+                    r.update(best_minus_this=d, **ci_columns(d, dse, "best_minus_this_"))
                 rows.append(r)
     return pd.DataFrame(rows)
 
@@ -246,7 +237,6 @@ def match_table(players, n_deals, seed, threads, best):
     from simcore.variants import get_variant
     from strategies import lineup
 
-    z = _z()
     rows = []
     for f, (form, opts) in enumerate(FORMS):
         v = get_variant(VARIANT, **opts)
@@ -265,12 +255,11 @@ def match_table(players, n_deals, seed, threads, best):
                 rows.append({
                     "variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
                     "strategy": spec or "defaults", "field": "defaults", "seat": 0, "n": st.n,
-                    "target": v.match_target, "share": mean[0], "share_ci_low": mean[0] - z * se[0],
-                    "share_ci_high": mean[0] + z * se[0], "match_win": m.win[0],
+                    "target": v.match_target, "share": mean[0], **ci_columns(mean[0], se[0], "share_"),
+                    "match_win": m.win[0],
                     "match_stderr": m.stderr[0], "match_ci_low": m.ci_low[0],
                     "match_ci_high": m.ci_high[0], "fair": 1 / P, "mean_hands": m.mean_hands,
-                    "mean_hands_ci_low": m.mean_hands - z * m.mean_hands_stderr,
-                    "mean_hands_ci_high": m.mean_hands + z * m.mean_hands_stderr, "exact": m.exact,
+                    **ci_columns(m.mean_hands, m.mean_hands_stderr, "mean_hands_"), "exact": m.exact,
                 })
     return pd.DataFrame(rows)
 
@@ -321,7 +310,6 @@ def chart_table(n_situations, seed, policy):
     in_long = long_suit & (suit_counts[rows_i, thrown] >= 3)
     what = np.where(paired, 1, np.where(in_long, 2, np.where(lowest, 0, np.where(highest, 3, 4))))
 
-    z = _z()
     rows = []
     for h, hname in enumerate(HAND_TYPES):
         for t, tname in enumerate(TOWER_TYPES):
@@ -333,7 +321,7 @@ def chart_table(n_situations, seed, policy):
                 se = np.sqrt(p * (1 - p) / n) if n else float("nan")
                 rows.append({"variant": VARIANT, "policy": policy, "round": 1, "hand": hname,
                              "towers": tname, "thrown": wname, "n": n, "count": k, "fraction": p,
-                             "ci_low": p - z * se, "ci_high": p + z * se})
+                             **ci_columns(p, se)})
     return pd.DataFrame(rows)
 
 
