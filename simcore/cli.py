@@ -185,19 +185,6 @@ def _fmt_markdown(df) -> str:
     return "\n".join(out)
 
 
-def _json_ready(x):
-    """NaN and infinities as None (JSON null), numpy scalars as Python ones."""
-    if isinstance(x, dict):
-        return {k: _json_ready(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_ready(v) for v in x]
-    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
 def _run_notes(r) -> list[str]:
     """What every format says about a run that is not a plain, complete one."""
     from simcore.engine.stats import MIN_INTERVAL_DEALS
@@ -216,9 +203,11 @@ def _run_notes(r) -> list[str]:
 
 def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
     """One output format; ``result`` adds the run's deal count, interrupted flag and notes."""
+    from simcore.engine.runner import json_ready
+
     notes = _run_notes(result) if result is not None else []
     if fmt == "json":
-        return json.dumps(_json_ready(payload), indent=2, allow_nan=False)
+        return json.dumps(json_ready(payload), indent=2, allow_nan=False)
     if fmt == "csv":
         if result is not None:  # every row carries the run's facts, so no file loses them
             df = df.assign(deals=result.stats.n, interrupted=result.info.interrupted,

@@ -592,3 +592,26 @@ def test_evaluate_hands_property(n, k, dtype, seed, valid):
         assert ((0 <= row) & (row < 52)).all() and len(set(row.tolist())) == k
         fives = np.array(list(itertools.combinations(row.tolist(), 5)), np.int8)
         assert value == evaluate_hands(fives).max()
+
+
+def test_every_to_dict_is_strict_json_even_with_no_deals():
+    # A run stopped before its first block has no means: null in the API's dicts too.
+    import json
+
+    from simcore.engine.runner import ComparisonResult, RunInfo, SimulationResult
+    from simcore.engine.stats import PairedStats, SeatStats
+
+    info = RunInfo(0, 0.0, True, 1, 0, 100)
+    sim = SimulationResult("estonian", 3, 0, ["a", "b", "c"], SeatStats(3), info)
+    cmp_ = ComparisonResult("estonian", 3, 0, "a", "b", "c", PairedStats(2), info)
+    for r in (sim, cmp_):
+        d = r.to_dict()
+        json.dumps(d, allow_nan=False)
+        assert d["deals"] == 0 and d["interrupted"] is True
+
+
+def test_checkpoint_interval_must_be_positive(tmp_path):
+    for bad in (-1, 0, float("nan"), "5"):
+        with pytest.raises(ValueError, match="checkpoint_every"):
+            simulate("estonian", 3, 100, progress=False, checkpoint=str(tmp_path / "c.ckpt"),
+                     checkpoint_every=bad)

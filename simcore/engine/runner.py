@@ -13,6 +13,7 @@ stays flat however many deals are asked for.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -324,10 +325,29 @@ def _run_settings(kind: str, job: Job, n_deals: int, workers, executor, schedule
     from .checkpoint import DEFAULT_EVERY, Checkpoint, run_header
 
     ckpt = None
+    if checkpoint_every is not None and (isinstance(checkpoint_every, bool)
+                                         or not isinstance(checkpoint_every, (int, float))
+                                         or not math.isfinite(checkpoint_every) or checkpoint_every <= 0):
+        raise ValueError(f"--checkpoint-every (checkpoint_every) takes a positive number of seconds, "
+                         f"got {checkpoint_every!r}")
     if checkpoint is not None or resume is not None:
         every = DEFAULT_EVERY if checkpoint_every is None else checkpoint_every
         ckpt = Checkpoint(run_header(kind, job, n_deals, **identity), checkpoint, resume, every)
     return {"workers": workers, "executor": executor, "scheduler": scheduler, "checkpoint": ckpt}
+
+
+def json_ready(x):
+    """A result as plain JSON values: NaN and infinities as None (null), numpy scalars as
+    Python ones, so that strict JSON parsers accept every ``to_dict()``."""
+    if isinstance(x, dict):
+        return {k: json_ready(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_ready(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
 
 
 def _progress_bar(progress, total, label):
@@ -470,7 +490,7 @@ class SimulationResult:
         if self.match is not None:
             out["match"] = {"target": self.match.target, "mean_hands": self.match.mean_hands,
                             "mean_hands_stderr": self.match.mean_hands_stderr, "exact": self.match.exact}
-        return out
+        return json_ready(out)
 
 
 def check_deals(n_deals) -> None:
@@ -661,7 +681,7 @@ class ComparisonResult:
             "precision_reached": self.precision_reached,
             "seconds": round(self.info.seconds, 3),
         }
-        return out
+        return json_ready(out)
 
     def table(self):
         import pandas as pd
@@ -757,7 +777,7 @@ class AnalysisResult:
 
     def to_dict(self) -> dict:
         options = [{k: _py(v) for k, v in r.items()} for r in self.table().to_dict(orient="records")]
-        return {
+        return json_ready({
             "variant": self.variant,
             **(self.options or {}),
             "variant_options": dict(self.options or {}),
@@ -775,7 +795,7 @@ class AnalysisResult:
             "interrupted": self.info.interrupted,
             "small_sample": self.small_sample,
             "seconds": round(self.info.seconds, 3),
-        }
+        })
 
 
 def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None, n_deals: int = 2_000_000,
