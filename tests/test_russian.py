@@ -14,7 +14,7 @@ from simcore.engine import deal_block, play_block
 from simcore.evaluate import evaluate_hands
 from simcore.variants import get_variant
 from simcore.variants import russian as R
-from strategies.registry import lineup, policies
+from strategies.registry import policies
 from strategies.russian import hand_score
 
 V = get_variant("russian")

@@ -443,7 +443,6 @@ def test_bad_input_is_refused_with_a_clear_error():
 
 # -- the variant through the engine -------------------------------------------------------
 
-import strategies  # noqa: E402  (registers the policies)
 from simcore import analyze, simulate  # noqa: E402
 from simcore.engine import NoRollout, play_block  # noqa: E402
 from simcore.variants import get_variant  # noqa: E402
