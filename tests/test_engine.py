@@ -461,3 +461,11 @@ def test_chance_draws_are_common_to_every_alternative_and_come_after_the_cards()
         assert np.array_equal(cards, deal(np.full(12, -1, np.int8), 500, np.random.default_rng(1)))
     finally:
         unregister_toy()
+
+
+def test_results_say_how_each_hand_is_ranked():
+    low = simulate("tapiola", 3, 500, options={"lowball": True}, progress=False).to_dict()
+    assert low["hands"] == {"hand": "low"} and low["lowball"] is True
+    three = simulate("russian", 2, 500, progress=False).to_dict()
+    assert three["hands"] == {"hand 1": "high", "hand 2": "high", "hand 3": "high"}
+    assert set(three["seats"][0]["categories"]) == {"hand 1", "hand 2", "hand 3"}

@@ -375,12 +375,6 @@ def _py(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def _category_names(kind: str) -> tuple[str, ...]:
-    from ..evaluate import CATEGORY_NAMES
-
-    return CATEGORY_NAMES
-
-
 @dataclass
 class SimulationResult:
     variant: str
@@ -396,6 +390,7 @@ class SimulationResult:
     match: MatchChances | None = None
     precision: float | None = None  # the stopping rule's half-width, if one was given
     precision_reached: bool | None = None  # None without a stopping rule
+    hand_kinds: tuple = ("high",)  # per hand: "high", or "low" (the category counts against it)
 
     @property
     def n_deals(self) -> int:
@@ -479,6 +474,7 @@ class SimulationResult:
             "unit": self.unit,
             "seats": seats,
             "winning_categories": dict(zip(self.hands, winning)) if multi else winning[0],
+            "hands": dict(zip(self.hands, self.hand_kinds)),
             "interrupted": self.info.interrupted,
             "small_sample": self.small_sample,
             "precision": self.precision,
@@ -618,7 +614,8 @@ def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed:
                                 info, variant.payoff_unit, tuple(variant.hands), dict(variant.opts),
                                 dict(getattr(variant, "part_groups", {}) or {}), chances,
                                 precision=precision,
-                                precision_reached=_reached(precision, stats.n, stats.max_half_width()))
+                                precision_reached=_reached(precision, stats.n, stats.max_half_width()),
+                                hand_kinds=tuple(variant.hand_kinds))
 
     return _run(job, n_deals, reduce, _both, done, threads, progress, make, run)
 

@@ -266,7 +266,9 @@ class Variant:
     fields : situation fields (:class:`Field`) that :meth:`setup` takes.
     decisions : the decision points, in the order they are first taken.
     hands : names of the hands each seat is scored on.
-    hand_kinds : "high" or "low" per hand (how its category reads).
+    hand_kinds : "high" or "low" per hand: a low hand's category counts what
+        stands against it (a straight or a flush in ace-to-six); results
+        report it per hand (``"hands"`` in the JSON).
     payoff_unit : what a payoff is measured in ("pot share", "points").
     payoff_total : what the payoffs of every deal sum to, or None.
     parts : names of the Outcome's extra per-seat quantities.
