@@ -21,8 +21,8 @@ from numba import njit, prange
 
 from .cards import parse_cards, rank_name
 from .kernels import (
-    CARD_BIT, CARD_KEY, CLASS_RANKS, FLUSH_FLAGS, KEY_U8, LOW_TOP, RANK_HIGH, SUIT_START,
-    best_choice_value, best_omaha_value, flush_value, popcount, rank_slot, value_high, value_low5,
+    CARD_BIT, CARD_KEY, CLASS_RANKS, FLUSH_FLAGS, KEY_U8, LOW_TOP, RANK_HIGH, SIMD_ROW_CHECK, SUIT_START,
+    bad_rows8, best_choice_value, best_omaha_value, flush_value, popcount, rank_slot, value_high, value_low5,
 )
 
 __all__ = [
@@ -57,30 +57,54 @@ def _eval_high_fixed(cards, out, k, check):
     tables (and the masked flush path) any byte reads inside them. Requires C
     order.
 
-    The check is fused and branch-free: a row's cards are summed as bits
-    ``1 << card``, and the sum has as many set bits as the row has cards
-    exactly when no card repeats (a repeat carries); a card outside 0..51
-    adds BAD_CARD_KEY to the key. One shift and one add per card (a table
-    load instead of the shift, or OR-ing the bits, measured slower).
+    The check is fused and branch-free. Where the CPU has AVX-512 byte
+    permutes (:data:`~simcore.kernels.SIMD_ROW_CHECK`), every 8 rows are
+    checked by :func:`~simcore.kernels.bad_rows8` inside the evaluation loop,
+    where its vector instructions overlap the scalar lookups (measured 0.94x
+    the unchecked rate on 7 cards, against 0.67x for the scalar check and
+    0.77x for the same vector check run chunk by chunk before the
+    evaluation). Elsewhere, and for the last rows, a row's cards are summed
+    as bits ``1 << card``; the sum has as many set bits as the row has cards
+    exactly when no card repeats (a repeat carries), and a card outside 0..51
+    adds BAD_CARD_KEY to the key.
     """
     flat = cards.reshape(-1)
-    b = 0
+    n = cards.shape[0]
     bad = np.uint64(0)
-    for i in range(cards.shape[0]):
+    # Unsigned positions: numba adds no negative-index wrap-around to them.
+    b = np.uint64(0)
+    i = np.uint64(0)
+    if check and SIMD_ROW_CHECK:
+        # Groups of 8 rows while a 64-byte read stays inside the buffer.
+        n_groups = (flat.shape[0] - 64) // (8 * k) + 1 if flat.shape[0] >= 64 else 0
+        for _ in range(n_groups):
+            bad |= bad_rows8(flat, b, k)
+            for _r in range(8):
+                key = SUIT_START
+                for j in range(k):
+                    key += KEY_U8[np.uint8(flat[b + np.uint64(j)])]
+                b += np.uint64(k)
+                if key & FLUSH_FLAGS:
+                    out[i] = flush_value(cards, i, k, key)
+                else:
+                    out[i] = np.int32(RANK_HIGH[rank_slot(key)])
+                i += np.uint64(1)
+    while i < n:
         key = SUIT_START
         total = np.uint64(0)
         for j in range(k):
-            u = np.uint8(flat[b + j])
+            u = np.uint8(flat[b + np.uint64(j)])
             key += KEY_U8[u]
             if check:
                 total += np.uint64(1) << np.uint64(u & np.uint8(63))
-        b += k
+        b += np.uint64(k)
         if check:
             bad |= (popcount(total) ^ np.uint64(k)) | (key >> np.uint64(56))
         if key & FLUSH_FLAGS:
             out[i] = flush_value(cards, i, k, key)
         else:
             out[i] = np.int32(RANK_HIGH[rank_slot(key)])
+        i += np.uint64(1)
     return bad != np.uint64(0)
 
 

@@ -685,3 +685,57 @@ def test_best_of_seven_and_six_is_max_of_subsets_batch():
         subsets = [evaluate_hands(np.ascontiguousarray(hands[:, list(s)]))
                    for s in itertools.combinations(range(k), 5)]
         assert np.array_equal(evaluate_hands(hands), np.max(subsets, axis=0))
+
+
+# --- the fused check finds every bad card, wherever it lies ---------------------------------
+# The check runs 8 rows at a time as vector instructions while 64 bytes can be
+# read, and row by row after that: a batch of 40 rows puts bad cards in both.
+
+def _bad_batches(k, seed):
+    """(batch, bad?) pairs: one card overwritten with a repeat of its row or a value outside
+    0..51, at every row and column of a 40-row batch (plus the good batch)."""
+    good = random_hands(40, k, seed=seed)
+    yield good, False
+    rng = np.random.default_rng(seed)
+    for row in range(40):
+        for col in range(k):
+            rep = good.copy()
+            rep[row, col] = rep[row, (col + 1 + rng.integers(k - 1)) % k]
+            yield rep, True
+            out = good.copy()
+            out[row, col] = rng.choice([52, 63, 64, 127, -1, -128])
+            yield out, True
+
+
+@pytest.mark.parametrize("k", [5, 6, 7])
+def test_checked_evaluation_finds_every_bad_card(k):
+    for cards, bad in _bad_batches(k, seed=60 + k):
+        if not bad:
+            assert np.array_equal(evaluate_hands(cards), evaluate_hands(cards, check=False))
+            continue
+        with pytest.raises(ValueError, match="duplicate card|not in 0..51"):
+            evaluate_hands(cards)
+
+
+@pytest.mark.parametrize("k", [2, 5, 6, 7, 8])
+def test_bad_rows8_agrees_with_a_plain_check(k):
+    """bad_rows8 on every group of 8 rows, against numpy, on whatever instructions this CPU has."""
+    from numba import njit
+
+    from simcore.kernels import bad_rows8
+
+    @njit
+    def groups(flat):  # k is a constant of the compiled code, as bad_rows8 needs
+        n_groups = (flat.shape[0] - 64) // (8 * k) + 1
+        out = np.zeros(n_groups, np.bool_)
+        for g in range(n_groups):
+            out[g] = bad_rows8(flat, np.uint64(g * 8 * k), k) != 0
+        return out
+
+    for cards, _ in _bad_batches(k, seed=70 + k):
+        got = groups(np.ascontiguousarray(cards).reshape(-1))
+        row_bad = (cards < 0) | (cards > 51)
+        srt = np.sort(cards, axis=1)
+        row_bad = row_bad.any(axis=1) | (np.diff(srt, axis=1) == 0).any(axis=1)
+        want = row_bad[:8 * got.size].reshape(-1, 8).any(axis=1)
+        assert np.array_equal(got, want)
