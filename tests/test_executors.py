@@ -156,9 +156,8 @@ def test_an_error_in_a_worker_keeps_the_finished_blocks(where):
     _same_seat_stats(ref.stats, e.value.partial_result.stats)
 
 
-def test_ctrl_c_in_a_worker_process_keeps_the_merged_prefix():
-    r = simulate("estonian", 3, 4 * 512 + 5, hero="discard=test-exec-interrupt-on-5", workers=2,
-                 executor="processes", **SMALL)
+def test_ctrl_c_in_a_worker_process_keeps_the_merged_prefix(where):
+    r = simulate("estonian", 3, 4 * 512 + 5, hero="discard=test-exec-interrupt-on-5", **where, **SMALL)
     assert r.info.interrupted
     assert r.n_deals == 4 * 512
 
@@ -241,3 +240,53 @@ def test_a_sweep_runs_its_cells_as_one_batch_with_the_numbers_of_each_run_alone(
     with pytest.raises(ValueError, match="unknown policy 'nope'") as e:
         sweep(cells[:1] + [{"variant": "estonian", "n_players": 3, "n_deals": 100, "hero": "pass=nope"}], **where)
     assert "in cell 1 of the sweep" in "".join(getattr(e.value, "__notes__", []))
+
+
+CTRL_C_SCRIPT = """
+import sys
+from simcore import simulate
+
+if __name__ == "__main__":
+    r = simulate("estonian", 3, 10**9, seed=1, executor=sys.argv[1], workers=2, block_size=2048,
+                 progress=False, checkpoint=sys.argv[2], checkpoint_every=0.05)
+    print("RESULT", r.info.interrupted, r.n_deals, r.info.executor, flush=True)
+"""
+
+
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_a_real_ctrl_c_keeps_the_merged_prefix(executor, tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it (workers included):
+    the run stops, returns its merged blocks flagged interrupted, and its checkpoint holds them."""
+    if executor == "dask":
+        pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'pvsim[dask]'")
+    import signal
+
+    script, ckpt = tmp_path / "long_run.py", tmp_path / "run.ckpt"
+    script.write_text(CTRL_C_SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script), executor, str(ckpt)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, PYTHONPATH=ROOT))
+    try:
+        deadline = time.monotonic() + 120
+        while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ckpt.exists(), proc.stderr.read() if proc.poll() is not None else "no checkpoint in 120 s"
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("RESULT"))
+    _, interrupted, n_deals, name = line.split()
+    assert interrupted == "True" and name == executor
+    assert int(n_deals) > 0 and int(n_deals) % 2048 == 0
+    # The checkpoint, saved on the way out, holds the same merged prefix, with the numbers of one thread.
+    from simcore.engine.checkpoint import read
+
+    saved = read(ckpt)
+    assert saved["deals"] == int(n_deals) and saved["next_block"] == int(n_deals) // 2048 and not saved["finished"]
+    ref = simulate("estonian", 3, int(n_deals), seed=1, block_size=2048, progress=False, workers=1,
+                   executor="threads")
+    _same_seat_stats(ref.stats, saved["acc"][0])  # (statistics, records)
