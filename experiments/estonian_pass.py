@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,9 +335,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Estonian Twist: which card to pass and to discard")
     ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about four minutes)")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    add_cell_arguments(ap)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--out", default=str(ROOT / "results" / "estonian"))
     args = ap.parse_args(argv)
+    configure_cells(args)
     cfg = FULL if args.full else QUICK
     threads = args.threads or None
     out = Path(args.out)

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from .cells import add_arguments as add_cell_arguments
+
 
 EXPERIMENTS = ("estonian", "slovak", "tapiola", "sviten", "russian")
 
@@ -21,6 +23,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the full runs behind the committed results")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    add_cell_arguments(ap)
     ap.add_argument("--only", choices=EXPERIMENTS, action="append",
                     help="run only this experiment (repeatable)")
     ap.add_argument("--results", type=Path, default=Path("results"), help="results folder (default ./results)")
@@ -38,6 +41,9 @@ def main(argv=None) -> int:
             sub.append("--full")
         if args.threads:
             sub += ["--threads", str(args.threads)]
+        for flag in ("executor", "workers", "scheduler"):
+            if getattr(args, flag) is not None:
+                sub += [f"--{flag}", str(getattr(args, flag))]
         print(f"\n=== {name}: {module.__doc__.strip().splitlines()[0]}", flush=True)
         t = time.perf_counter()
         module.main(sub)

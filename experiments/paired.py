@@ -70,6 +70,25 @@ def paired_rows(st, labels, base, common) -> list[dict]:
     return rows
 
 
+def seat_cell(variant, n_players, spec, n_deals, seed, block, threads):
+    """One cell of the seat-position study: PairedStats over the seats, every seat on ``spec``."""
+    from simcore.engine import map_blocks
+    from simcore.engine.runner import Job
+    from simcore.engine.stats import PairedStats
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    v = get_variant(variant)
+    known = np.full(v.n_slots(n_players), -1, np.int8)
+    job = Job(v, n_players, [lineup(v, n_players, spec, spec)], known, seed, block, [{}])
+
+    def run_block(b, n):
+        o = job.run_block(b, n)[0]
+        return PairedStats.of_block(o.payoffs, o.wins, o.ties)
+
+    return map_blocks(run_block, n_deals, block, merge_blocks, threads=threads)[0]
+
+
 def seat_position_table(variant, players, policies, n_deals, seed, threads, block, spec="{}"):
     """Per-seat shares with every seat on one policy, with paired differences to seat 0.
 
@@ -80,7 +99,8 @@ def seat_position_table(variant, players, policies, n_deals, seed, threads, bloc
     policies : policy names (the ``strategy`` column).
     n_deals : deals per table size and policy.
     seed : the run of P players uses ``seed + P``.
-    threads : worker threads.
+    threads : worker threads (cells run one after another), unless
+        :mod:`experiments.cells` sends the cells out as one batch.
     block : deals per block.
     spec : the strategy spec of a policy name, ``spec.format(name)`` ("place={}").
 
@@ -90,25 +110,15 @@ def seat_position_table(variant, players, policies, n_deals, seed, threads, bloc
     """
     import pandas as pd
 
-    from simcore.engine import map_blocks
-    from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats
-    from simcore.variants import get_variant
-    from strategies import lineup
+    from .cells import run_cells
 
-    v = get_variant(variant)
+    cells = [{"variant": variant, "n_players": P, "spec": spec.format(pol), "n_deals": n_deals,
+              "seed": seed + P, "block": block} for P in players for pol in policies]
+    results = iter(run_cells(seat_cell, cells, threads))
     rows = []
     for P in players:
-        known = np.full(v.n_slots(P), -1, np.int8)
         for pol in policies:
-            s = spec.format(pol)
-            job = Job(v, P, [lineup(v, P, s, s)], known, seed + P, block, [{}])
-
-            def run_block(b, n, job=job):
-                o = job.run_block(b, n)[0]
-                return PairedStats.of_block(o.payoffs, o.wins, o.ties)
-
-            st = map_blocks(run_block, n_deals, block, merge_blocks, threads=threads)[0]
+            st = next(results)
             mean, se = st.share()
             for seat in range(P):
                 d, dse = st.diff(seat, 0)

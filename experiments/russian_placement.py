@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
 from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
@@ -131,9 +132,12 @@ def policy_table(players, fields, n_deals, seed, threads):
 
     rows = []
     base = POLICIES.index(BASELINE)
+    cells = [{"P": P, "field": field, "n_deals": n_deals, "seed": seed + 100 * P + f}
+             for P in players for f, field in enumerate(fields)]
+    sums = iter(run_cells(policy_sums, cells, threads))  # one batch on processes or Dask
     for P in players:
-        for f, field in enumerate(fields):
-            s = policy_sums(P, field, n_deals, seed + 100 * P + f, threads)
+        for field in fields:
+            s = next(sums)
             st = s.paired
             n = st.n
             mean, se = st.share()
@@ -373,9 +377,11 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 2-4 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    add_cell_arguments(p)
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "russian")
     args = p.parse_args(argv)
+    configure_cells(args)
 
     import matplotlib
 

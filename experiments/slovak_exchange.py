@@ -36,6 +36,7 @@ from numba import njit
 
 from strategies.features import straight_outs
 
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
@@ -462,11 +463,13 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    add_cell_arguments(p)
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")
     p.add_argument("--only", choices=["policies", "seats", "chart", "exchange2"], action="append",
                    help="run only these studies (repeatable)")
     args = p.parse_args(argv)
+    configure_cells(args)
 
     import matplotlib
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .paired import ci_columns, merge_blocks, paired_rows
 from .provenance import git_commit, versions
 
@@ -384,8 +385,10 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the committed results (about five minutes)")
     ap.add_argument("--threads", type=int, default=None)
+    add_cell_arguments(ap)
     ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
     args = ap.parse_args(argv)
+    configure_cells(args)
     cfg = FULL if args.full else QUICK
     out = args.out
     out.mkdir(parents=True, exist_ok=True)

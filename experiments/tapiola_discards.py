@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .paired import ci_columns, merge_blocks, paired_rows
 from .studylog import StudyLog
 
@@ -375,10 +376,12 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    add_cell_arguments(p)
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "tapiola")
     p.add_argument("--replot", action="store_true", help="only redraw the charts from the CSVs in --out")
     args = p.parse_args(argv)
+    configure_cells(args)
     if args.replot:
         replot(args.out)
         return 0

@@ -246,20 +246,8 @@ def sweep(cells, *, executor: str | None = None, workers=None, scheduler=None, i
             raise ValueError(f"cell {i}: unknown run {c['run']!r}; choose from {', '.join(RUNS)}")
     name = executors.check_executor(executor, scheduler) or "processes"
     workers = executors.check_workers(workers)
-    pool = executors.open_pool(name, workers or (None if name == "dask" else executors.default_workers()),
-                               scheduler)
-    try:
-        futures = [pool.submit(run_cell, c, tuple(imports)) for c in cells]
-        done = pool.collect(pool.wait_all(futures))
-    finally:
-        pool.close(False)
-    first = next(((i, done[f][1]) for i, f in enumerate(futures) if done[f][1] is not None), None)
-    if first is not None:
-        i, err = first
-        if hasattr(err, "add_note"):
-            err.add_note(f"in cell {i} of the sweep: {cells[i]}")
-        raise err
-    return [done[f][0] for f in futures]
+    return executors.run_batch(run_cell, [{"cell": c, "imports": tuple(imports)} for c in cells], name, workers,
+                               scheduler, labels=cells)
 
 
 __all__ = ["simulate", "compare", "analyze", "sweep", "get_variant", "policies", "default_policy"]

@@ -290,3 +290,27 @@ def test_a_real_ctrl_c_keeps_the_merged_prefix(executor, tmp_path):
     ref = simulate("estonian", 3, int(n_deals), seed=1, block_size=2048, progress=False, workers=1,
                    executor="threads")
     _same_seat_stats(ref.stats, saved["acc"][0])  # (statistics, records)
+
+
+def test_an_experiments_cells_go_out_as_one_batch_with_the_same_tables(where):
+    """experiments.cells: the seat-position study (every experiment has one) and Russian's
+    policy sweep give bit-identical tables one cell after another and as one batch."""
+    import pandas as pd
+
+    from experiments import cells
+    from experiments.paired import seat_position_table
+    from experiments.russian_placement import policy_table
+
+    def both(make):
+        cells.configure()  # one after another, here
+        ref = make()
+        cells.configure(where.get("executor"), where.get("workers"), where.get("scheduler"))
+        try:
+            assert cells.batched()
+            got = make()
+        finally:
+            cells.configure()
+        pd.testing.assert_frame_equal(ref, got, check_exact=True)
+
+    both(lambda: seat_position_table("estonian", [2, 3], ["lowest", "highest"], 1200, 5, 1, 512, spec="pass={}"))
+    both(lambda: policy_table([2, 3], ["by-rank"], 600, 9, 1))

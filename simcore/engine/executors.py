@@ -505,6 +505,36 @@ def open_pool(executor: str, workers: int, scheduler=None) -> Pool:
     return DaskPool(workers, scheduler)
 
 
+def call_with(fn, kwargs: dict):
+    """``fn(**kwargs)``: one task of :func:`run_batch` (module level, so that it travels)."""
+    return fn(**kwargs)
+
+
+def run_batch(fn, calls, executor: str, workers: int | None = None, scheduler=None, labels=None) -> list:
+    """``fn(**kw)`` for every ``kw`` in ``calls``, submitted at once as one batch of tasks.
+
+    ``fn`` must be importable by name (a module-level function) for processes
+    and Dask. Returns the results in the order of ``calls``; a call that
+    failed raises its error after the others finish, with a note naming it
+    (by ``labels[i]`` where given, else by its arguments).
+    """
+    if executor != "threads":
+        require_shippable(fn, executor)
+    pool = open_pool(executor, workers or (None if executor == "dask" else default_workers()), scheduler)
+    try:
+        futures = [pool.submit(call_with, fn, dict(kw)) for kw in calls]
+        done = pool.collect(pool.wait_all(futures))
+    finally:
+        pool.close(False)
+    for i, f in enumerate(futures):
+        err = done[f][1]
+        if err is not None:
+            if hasattr(err, "add_note"):
+                err.add_note(f"in cell {i} of the sweep: {calls[i] if labels is None else labels[i]}")
+            raise err
+    return [done[f][0] for f in futures]
+
+
 def main_reimports_safely() -> bool:
     """Whether worker processes can import the calling program's ``__main__`` harmlessly.
 
