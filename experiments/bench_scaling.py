@@ -13,6 +13,14 @@ them all alike, and the best run is the one least disturbed. Pools are started a
 timed separately. Then the overhead per block of Dask against local
 processes: many one-deal blocks through ``map_blocks``, so that the time is
 almost all dispatch. Writes ``scaling.txt`` and ``scaling.json`` to ``--out``.
+
+The row ``independent`` is the machine's own ceiling, with no executor at
+all: W separate single-thread Python processes, started and warmed
+beforehand, each play ``--deals``/W deals of the same run at the same moment
+(released together), and the rate is all their deals over the slowest one's
+time. An executor at W workers can at best match it; where the ceiling
+itself stays below W x, the cores (or the memory and caches they share) are
+the limit, not the way blocks are handed out.
 """
 from __future__ import annotations
 
@@ -47,6 +55,46 @@ def time_run(variant: str, players: int, deals: int, executor: str, workers: int
     return r.n_deals / (time.perf_counter() - t)
 
 
+class Independent:
+    """W single-thread processes that play a share of a run together when told to (see the docstring)."""
+
+    def __init__(self, variant: str, players: int, workers: int):
+        import subprocess
+
+        self.procs = [subprocess.Popen([sys.executable, "-m", "experiments.bench_scaling", "--child", variant,
+                                        str(players)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                       bufsize=1) for _ in range(workers)]
+        for p in self.procs:
+            if p.stdout.readline().strip() != "ready":
+                raise RuntimeError("a benchmark child process did not start")
+
+    def rate(self, deals: int) -> float:
+        share = deals // len(self.procs)
+        for k, p in enumerate(self.procs):
+            p.stdin.write(f"{share} {k + 1}\n")
+        times = [float(p.stdout.readline()) for p in self.procs]
+        return share * len(self.procs) / max(times)
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.stdin.close()
+            p.wait()
+
+
+def child(variant: str, players: int) -> int:
+    """Warm up, say ready, then for each line "DEALS SEED" play one single-thread run and print its seconds."""
+    from simcore import simulate
+
+    simulate(variant, players, 20_000, seed=0, workers=1, executor="threads", progress=False)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        deals, seed = map(int, line.split())
+        t = time.perf_counter()
+        simulate(variant, players, deals, seed=seed, workers=1, executor="threads", progress=False)
+        print(time.perf_counter() - t, flush=True)
+    return 0
+
+
 def block_overhead(executor: str, workers: int, n_blocks: int, scheduler=None) -> float:
     """Seconds per block of a run of ``n_blocks`` empty blocks (warm pool)."""
     from simcore.engine import map_blocks
@@ -59,8 +107,11 @@ def block_overhead(executor: str, workers: int, n_blocks: int, scheduler=None) -
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return child(argv[1], int(argv[2]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=400_000)
+    parser.add_argument("--deals", type=int, default=2_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--variants", default=None, help="comma-separated (default: all)")
@@ -97,14 +148,19 @@ def main(argv=None) -> int:
         v = get_variant(name)
         players = max(v.min_players, min(args.players, v.max_players))
         time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
-        rates = {(e, w): [] for e in wanted for w in counts}
+        rates = {(e, w): [] for e in wanted + ["independent"] for w in counts}
         for w in counts:  # one worker count at a time: the process pool is kept across its runs
             for e in wanted:
                 time_run(name, players, 4 * 16384 * w, e, w)  # every worker loads this variant's kernels
-            # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
-            for _ in range(args.repeat):
-                for e in wanted:
-                    rates[(e, w)].append(time_run(name, players, args.deals, e, w))
+            ceiling = Independent(name, players, w)
+            try:
+                # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
+                for _ in range(args.repeat):
+                    for e in wanted:
+                        rates[(e, w)].append(time_run(name, players, args.deals, e, w))
+                    rates[("independent", w)].append(ceiling.rate(args.deals))
+            finally:
+                ceiling.close()
         base = max(rates[("threads", 1)]) if ("threads", 1) in rates else float("nan")
         for (e, w), rs in rates.items():
             rate = max(rs)
@@ -124,7 +180,7 @@ def main(argv=None) -> int:
              "", "| variant | players | executor | " + " | ".join(f"{w} workers" for w in counts) + " |",
              "| --- | --- | --- | " + " | ".join("---" for _ in counts) + " |"]
     for name in names:
-        for e in wanted:
+        for e in wanted + ["independent"]:
             rs = [r for r in rows if r["variant"] == name and r["executor"] == e]
             cells = [f"{r['deals_per_s'] / 1e6:.2f} M (x{r['speedup']:.2f})" for r in rs]
             lines.append(f"| {name} | {rs[0]['players']} | {e} | " + " | ".join(cells) + " |")
@@ -133,8 +189,11 @@ def main(argv=None) -> int:
               + ", ".join(f"{k} {v * 1e3:.3f}" for k, v in overhead.items())]
     best = {}
     for r in rows:
-        if r["workers"] == cores:
+        if r["workers"] == cores and r["executor"] != "independent":
             best[r["variant"]] = max(best.get(r["variant"], 0.0), r["speedup"])
+    ceil = {r["variant"]: r["speedup"] for r in rows if r["workers"] == cores and r["executor"] == "independent"}
+    lines.append(f"at {cores} workers, the best executor against the independent processes' ceiling: " + ", ".join(
+        f"{k} x{v:.2f} of x{ceil[k]:.2f} ({v / ceil[k]:.0%})" for k, v in best.items()))
     if cores == 2:
         lines.append(f"target x{TARGET_2_CORES} on 2 cores: " + ", ".join(
             f"{k} x{v:.2f} {'met' if v >= TARGET_2_CORES else 'NOT met'}" for k, v in best.items()))

@@ -211,15 +211,18 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                     elif warmup is not None and warmup.failed:
                         upgrade = False
                 per_task = pool.blocks_per_task
+                if n_blocks - next_block < 2 * workers * per_task:
+                    per_task = 1  # the last blocks one a task, so that no worker waits on another's long task
                 while (failed is None and next_block < n_blocks
                        and len(pending) * per_task + len(results) < 2 * workers * per_task):
                     blocks = [(b, min(bs, n_deals - b * bs))
                               for b in range(next_block, min(next_block + per_task, n_blocks))]
-                    if per_task == 1:
+                    chunked = pool.blocks_per_task > 1
+                    if not chunked:
                         fut = pool.submit(run_block, *blocks[0])
-                    else:  # several blocks per task: fewer round trips to a cluster
+                    else:  # several blocks per task (fewer round trips); a Ctrl-C in one comes back as a value
                         fut = pool.submit(executors.run_blocks, run_block, blocks)
-                    pending[fut] = (next_block, per_task > 1)
+                    pending[fut] = (next_block, chunked)
                     next_block += len(blocks)
                 finished_now = pool.collect(pool.wait_first(list(pending)))
                 # In block order, so that an error in one block never hides an
