@@ -54,7 +54,7 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
         for lo in range(0, n, step):
             hi = min(n, lo + step)
             m = (hi - lo) * k
-            cards, chance = deal_block(variant, np.repeat(known[lo:hi], k, axis=0), m, n_players, rng)
+            cards, chance = deal_block(variant, known[lo:hi], m, n_players, rng, repeat=k)
             f_rep = {key: np.repeat(v[lo:hi], k) for key, v in forced.items()}
             seeds = rng.integers(0, 2**63, size=n_players)
             first_legal = np.argmax(legal[lo:hi], axis=1)

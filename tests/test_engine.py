@@ -469,3 +469,19 @@ def test_results_say_how_each_hand_is_ranked():
     three = simulate("russian", 2, 500, progress=False).to_dict()
     assert three["hands"] == {"hand 1": "high", "hand 2": "high", "hand 3": "high"}
     assert set(three["seats"][0]["categories"]) == {"hand 1", "hand 2", "hand 3"}
+
+
+def test_dealing_a_known_row_k_times_gives_the_rows_of_the_repeated_known():
+    """deal(..., repeat=k), as rollouts use it, deals exactly what np.repeat(known, k) would."""
+    from simcore.engine.deal import deal
+
+    rng = np.random.default_rng(0)
+    known = np.full((200, 30), -1, np.int8)
+    for i in range(200):
+        known[i, rng.permutation(30)[:10]] = rng.permutation(52)[:10]
+    for k in (1, 3, 8):
+        a = deal(np.repeat(known, k, axis=0), 200 * k, np.random.default_rng(5))
+        b = deal(known, 200 * k, np.random.default_rng(5), repeat=k)
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="200 rows"):
+        deal(known, 1000, np.random.default_rng(5), repeat=3)

@@ -116,6 +116,26 @@ def _deal_kernel(known, rand, out):
         _deal_row(known[i], deck, m, rand, out, i)
 
 
+@njit(cache=True, nogil=True)
+def _deal_repeated(known, k, rand, out):
+    """Row ``i`` of ``known`` dealt ``k`` times, into rows ``i*k .. i*k + k - 1``.
+
+    The rows :func:`_deal_kernel` gives ``known`` repeated ``k`` times, with the
+    remaining deck built once per known row (rollouts: K continuations of
+    each situation). Unsigned positions: no negative-index checks.
+    """
+    base = np.empty(52, np.int8)
+    deck = np.empty(52, np.int8)
+    row = np.uint64(0)
+    for i in range(known.shape[0]):
+        m = _remaining(known[i], base)
+        for _ in range(k):
+            for c in range(52):
+                deck[c] = base[c]
+            _deal_row(known[i], deck, m, rand, out, row)
+            row += np.uint64(1)
+
+
 def check_known(known: np.ndarray, what: str = "known cards") -> None:
     """Raise ValueError for a duplicated card or too many slots for one deck."""
     known = np.atleast_2d(known)
@@ -142,14 +162,18 @@ def chance_draws(n_deals: int, k: int, rng: np.random.Generator) -> np.ndarray |
     return raw.view(np.uint32)[: n_deals * k].reshape(n_deals, k)
 
 
-def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator) -> np.ndarray:
+def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator, repeat: int = 1) -> np.ndarray:
     """Deal ``n_deals`` rows of slots.
 
     Parameters
     ----------
-    known : (s,) or (n_deals, s) int8, a fixed card or -1 per slot.
+    known : (s,) or (n_deals, s) int8, a fixed card or -1 per slot; with
+        ``repeat`` > 1, (n_deals // repeat, s), each row standing for
+        ``repeat`` consecutive deals (the same cards as ``np.repeat(known,
+        repeat, axis=0)``, dealt faster).
     n_deals : number of deals.
     rng : the block's deal stream.
+    repeat : deals per row of a 2-D ``known``.
 
     Returns
     -------
@@ -164,7 +188,10 @@ def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator) -> np.ndarra
     if known.ndim == 1:
         _deal_same_known(known, rand, out)
     else:
-        if known.shape[0] != n_deals:
-            raise ValueError(f"known has {known.shape[0]} rows for {n_deals} deals")
-        _deal_kernel(np.ascontiguousarray(known), rand, out)
+        if known.shape[0] * repeat != n_deals:
+            raise ValueError(f"known has {known.shape[0]} rows (each dealt {repeat} times) for {n_deals} deals")
+        if repeat > 1:
+            _deal_repeated(np.ascontiguousarray(known), int(repeat), rand, out)
+        else:
+            _deal_kernel(np.ascontiguousarray(known), rand, out)
     return out

@@ -39,13 +39,15 @@ def default_threads() -> int:
 
 
 def deal_block(variant: Variant, known: np.ndarray, n_deals: int, n_players: int,
-               rng: np.random.Generator):
+               rng: np.random.Generator, repeat: int = 1):
     """Deal one block: ``(cards (n, n_slots) int8, chance (n, k) uint32 or None)``.
 
-    ``known`` is (n_slots,) or (n, n_slots) with -1 for random slots. The
-    chance draws (``variant.n_chance``) come from ``rng`` after the cards.
+    ``known`` is (n_slots,) or (n, n_slots) with -1 for random slots; with
+    ``repeat`` each row of a 2-D ``known`` stands for that many consecutive
+    deals (see :func:`~simcore.engine.deal.deal`). The chance draws
+    (``variant.n_chance``) come from ``rng`` after the cards.
     """
-    cards = deal(known, n_deals, rng)
+    cards = deal(known, n_deals, rng, repeat)
     return cards, chance_draws(n_deals, variant.n_chance(n_players), rng)
 
 
