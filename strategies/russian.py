@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from simcore.kernels import value_five_high
+from simcore.variants.russian import PLACE_BY_RANK, PLACE_FIRST_OPEN
 
 from .registry import register
 
@@ -450,6 +451,8 @@ def _policy(code):
         def simple(obs, rng):
             return _simple(obs["card"], _flat_legal(obs["legal"]), code == _BY_RANK)
 
+        # the variant may apply the rule itself (see simcore.variants.russian.PLACE_BY_RANK)
+        simple.place_rule = PLACE_BY_RANK if code == _BY_RANK else PLACE_FIRST_OPEN
         return simple
 
     def strategy(obs, rng):

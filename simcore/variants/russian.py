@@ -33,7 +33,7 @@ from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, v
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
     "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "new_state", "showdown",
-    "replay", "RussianHoldem",
+    "replay", "RussianHoldem", "PLACE_FIRST_OPEN", "PLACE_BY_RANK",
 ]
 
 ROUNDS = 12  # cards each player places
@@ -41,6 +41,11 @@ FLOP = 3  # flop cards, one per hand
 N_HANDS = 3
 PLACED_MAX = 4  # placed cards per hand; the fourth lies face down
 HAND_LABELS = ("hand 1", "hand 2", "hand 3")
+# Placement rules that RussianHoldem.play can apply itself, in one kernel with the
+# showdown: a strategy function whose ``place_rule`` attribute is one of these
+# places exactly so and uses neither its observation nor its random stream.
+PLACE_FIRST_OPEN = 0  # the lowest-numbered hand with room
+PLACE_BY_RANK = 1  # J-A hand 1, 7-T hand 2, 2-6 hand 3 when it has room, else first-open
 
 
 def n_slots(n_players: int) -> int:
@@ -236,6 +241,35 @@ def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties
                 parts[j, i, p] = 1.0 if hands_won[i, p] == j else 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hand_value(fkey, f, c0, c1, c2, c3):
+    """High value of flop card ``f`` (``fkey``: SUIT_START plus its key, shared by
+    every seat) and placed cards ``c0 .. c3`` (uint8)."""
+    key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
+    if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
+        return value_five_high(f, c0, c1, c2, c3)
+    return np.int32(RANK_HIGH[rank_slot(key)])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pot_row(i, won, payoffs, wins, ties, parts):
+    """Row ``i`` of an Outcome from the hands each seat won, ``won`` (P,)."""
+    P = won.shape[0]
+    most = 0
+    for p in range(P):
+        most = max(most, won[p])
+    k = 0
+    for p in range(P):
+        k += won[p] == most
+    for p in range(P):
+        top = won[p] == most
+        payoffs[i, p] = 1.0 / k if top else 0.0
+        wins[i, p] = top and k == 1
+        ties[i, p] = top and k > 1
+        for j in range(4):
+            parts[j, i, p] = 1.0 if won[p] == j else 0.0
+
+
 @njit(cache=True, nogil=True)
 def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, parts):
     """What :meth:`RussianHoldem.play` returns, in one pass: :func:`_showdown_kernel`
@@ -278,6 +312,91 @@ def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, pa
             ties[i, p] = top and k > 1
             for j in range(4):
                 parts[j, i, p] = 1.0 if won[p] == j else 0.0
+
+
+def _rule_table():
+    """Placement by rule as one table look-up: ``_RULE_STEP[rule, 3 * s + g]`` for a
+    seat whose hands hold ``s = 25 k1 + 5 k2 + k3`` placed cards and a card of
+    group ``g`` (0: J-A, 1: 7-T, 2: 2-6) is ``(s' << 4) | (4 h + k)``: the hand
+    ``h`` it goes to, as the ``k``-th card placed there, and the counts after."""
+    step = np.zeros((2, 125 * 3), np.uint32)
+    for rule in (PLACE_FIRST_OPEN, PLACE_BY_RANK):
+        for st in range(125):
+            ks = (st // 25, st // 5 % 5, st % 5)
+            if min(ks) == PLACED_MAX:
+                continue  # every hand full: no card comes
+            first = next(h for h in range(N_HANDS) if ks[h] < PLACED_MAX)  # first-open
+            for g in range(3):
+                h = g if rule == PLACE_BY_RANK and ks[g] < PLACED_MAX else first
+                step[rule, 3 * st + g] = ((st + (25, 5, 1)[h]) << 4) | (4 * h + ks[h])
+    return step
+
+
+_RULE_STEP = _rule_table()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rule_place(steps, st, c, held, at):
+    """One placement by rule (see :func:`_rule_table`): ``c`` into ``held[at + 4h + k]``;
+    the new state and ``h``."""
+    v = steps[st * np.uint32(3) + np.uint32(c < 36) + np.uint32(c < 20)]
+    held[at + (v & np.uint32(15))] = c
+    return v >> np.uint32(4), (v & np.uint32(15)) >> np.uint32(2)
+
+
+@njit(cache=True, nogil=True)
+def _ruled_kernel(cards, rules, steps, record, actions, payoffs, wins, ties, categories, winning, parts):
+    """A whole block in one pass when every seat places by a rule
+    (:data:`PLACE_FIRST_OPEN`, :data:`PLACE_BY_RANK`; ``rules`` (P,) their codes,
+    ``steps`` :data:`_RULE_STEP`): the twelve rounds and the showdown of each
+    deal, with no state but the deal's own; the same placements and numbers as
+    the decision-by-decision play. Actions go to ``actions`` (12, P, n) when
+    ``record``.
+
+    The four seats' placements are written out side by side: each is a chain of
+    table look-ups, and interleaved chains overlap (measured 4.6x over a loop
+    over the seats).
+    """
+    n, P = cards.shape[0], rules.shape[0]
+    held = np.empty(4 * N_HANDS * PLACED_MAX, np.uint8)  # seat p, hand h, k-th card: 12p + 4h + k
+    t0, t1 = steps[rules[0]], steps[rules[1]]
+    t2, t3 = steps[rules[min(2, P - 1)]], steps[rules[min(3, P - 1)]]
+    vals = np.empty(P, np.int32)
+    won = np.empty(P, np.int32)
+    for i in range(n):
+        s0 = s1 = s2 = s3 = np.uint32(0)
+        h2 = h3 = np.uint32(0)
+        for r in range(ROUNDS):
+            b = FLOP + r * P
+            s0, h0 = _rule_place(t0, s0, cards[i, b], held, np.uint32(0))
+            s1, h1 = _rule_place(t1, s1, cards[i, b + 1], held, np.uint32(12))
+            if P > 2:
+                s2, h2 = _rule_place(t2, s2, cards[i, b + 2], held, np.uint32(24))
+            if P > 3:
+                s3, h3 = _rule_place(t3, s3, cards[i, b + 3], held, np.uint32(36))
+            if record:
+                actions[r, 0, i] = h0
+                actions[r, 1, i] = h1
+                if P > 2:
+                    actions[r, 2, i] = h2
+                if P > 3:
+                    actions[r, 3, i] = h3
+        for p in range(P):
+            won[p] = 0
+        for h in range(N_HANDS):
+            f = np.uint8(cards[i, h])
+            fkey = SUIT_START + CARD_KEY[f]
+            best = np.int32(-1)
+            for p in range(P):
+                at = 12 * p + 4 * h
+                v = _hand_value(fkey, f, held[at], held[at + 1], held[at + 2], held[at + 3])
+                vals[p] = v
+                categories[i, p, h] = v >> 12
+                best = max(best, v)
+            winning[i, h] = best >> 12
+            for p in range(P):
+                won[p] += vals[p] == best
+        _pot_row(i, won, payoffs, wins, ties, parts)
 
 
 def _showdown_arrays(flop, up, down):
@@ -484,6 +603,41 @@ def _parse_visible(text, n_others):
     return out
 
 
+def _place_rules(table, P):
+    """The seats' :data:`PLACE_FIRST_OPEN` / :data:`PLACE_BY_RANK` codes (P,) int8 when
+    every seat's strategy declares one and no action is forced; else None."""
+    if table.forced:
+        return None
+    rules = np.empty(P, np.int8)
+    for p in range(P):
+        entry = table.strategies[p].get("place")
+        rule = getattr(entry[1], "place_rule", None) if entry is not None else None
+        if rule not in (PLACE_FIRST_OPEN, PLACE_BY_RANK):
+            return None
+        rules[p] = rule
+    return rules
+
+
+def _play_ruled(cards, P, table, rules):
+    """:meth:`RussianHoldem.play` when every seat places by a rule: no observation
+    is built and no strategy called, since none would look at one; the rounds
+    and the showdown are one kernel (measured on a 4-player 'by-rank' block of
+    16,384 deals: 10.6 ms -> 3.6 ms). The actions are recorded as
+    :meth:`Table.act` records them."""
+    n = cards.shape[0]
+    cards = np.ascontiguousarray(cards, dtype=np.int8)
+    actions = np.empty((ROUNDS, P, n) if table.record else (1, 1, 1), np.int64)
+    payoffs, parts = np.empty((n, P), np.float64), np.empty((4, n, P), np.float64)
+    wins, ties = np.empty((n, P), np.bool_), np.empty((n, P), np.bool_)
+    categories, winning = np.empty((n, P, N_HANDS), np.int8), np.empty((n, N_HANDS), np.int8)
+    _ruled_kernel(cards, rules, _RULE_STEP, table.record, actions, payoffs, wins, ties, categories, winning, parts)
+    if table.record:
+        for r in range(ROUNDS):
+            for p in range(P):
+                table.actions[(p, "place", r)] = actions[r, p]
+    return Outcome(payoffs, wins, ties, categories, winning, {f"hands_won_{k}": parts[k] for k in range(4)})
+
+
 class RussianHoldem(Variant):
     """Russian Hold'em (see the module docstring)."""
 
@@ -522,6 +676,9 @@ class RussianHoldem(Variant):
     def play(self, cards, n_players, table):
         P = n_players
         n = cards.shape[0]
+        rules = _place_rules(table, P)
+        if rules is not None:
+            return _play_ruled(cards, P, table, rules)
         flop = np.empty((n, FLOP), np.int8)
         dealt = np.empty((ROUNDS, P, n), np.int8)
         _deal_rounds(np.ascontiguousarray(cards, dtype=np.int8), P, flop, dealt)
