@@ -210,19 +210,37 @@ def _pair_beaten(up, board, i, seat):
     return beaten != 0
 
 
+@njit(cache=True, nogil=True)
+def in_sight_set(up, mucked):
+    """The observation's ``in_sight`` (n,) uint64 from ``up`` and ``mucked``: every
+    face-up and mucked card, bit c for card c (for observations built without it)."""
+    n = up.shape[0]
+    flat_up = up.reshape(n, up.shape[1] * up.shape[2])
+    out = np.empty(n, np.uint64)
+    for i in range(n):
+        # -1 (no card) gives a bit outside _CARDS; branch-free over fixed counts
+        s = np.uint64(0)
+        for j in range(flat_up.shape[1]):
+            s |= _bit(flat_up[i, j])
+        for j in range(mucked.shape[1]):
+            s |= _bit(mucked[i, j])
+        out[i] = s & _CARDS
+    return out
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _decide_core(up, board, mucked, legal, seat, policy, second):
+def _decide_core(up, board, in_sight, legal, seat, policy, second):
     """Actions (n,) of one policy for one seat over a batch; ``policy`` and
     ``second`` are constants in each compiled kernel (see :data:`_KERNELS`).
 
-    Three passes: the rows' own cards, flop, legality and cards in sight into
-    contiguous columns; the rule itself, branch-free over those columns so
-    that LLVM vectorises it (the second-exchange rule measured 7.7 ns a row
-    so, 31 ns reading the strided observation row by row); then the
+    Three passes: the rows' own cards, flop and legality into contiguous
+    columns; the rule itself, branch-free over those columns and the cards in
+    sight so that LLVM vectorises it (the second-exchange rule measured 7.7 ns
+    a row so, 31 ns reading the strided observation row by row); then the
     thoughtful fix-up of the rows holding a pocket pair (about one in nine),
     listed branch-free in the first pass.
     """
-    n, P = up.shape[0], up.shape[1]
+    n = up.shape[0]
     out = np.empty(n, np.int64)
     if policy == _LOWER:
         for i in range(n):
@@ -230,43 +248,34 @@ def _decide_core(up, board, mucked, legal, seat, policy, second):
         return out
     live = policy == _LIVE_OUTS or policy == _THOUGHTFUL
     post = second and policy != _THRESHOLD
-    flat_up = up.reshape(n, 2 * P)
+    thoughtful = post and policy == _THOUGHTFUL
     c0s = np.empty(n, np.int8)
     c1s = np.empty(n, np.int8)
     ok = np.empty(n, np.int8)
     m = n if post else 0
     b0s, b1s, b2s = np.empty(m, np.int8), np.empty(m, np.int8), np.empty(m, np.int8)
-    seen = np.empty(n if live else 0, np.uint64)
-    pairs = np.empty(n if post and policy == _THOUGHTFUL else 0, np.int64)
+    pairs = np.empty(n if thoughtful else 0, np.int64)
     n_pairs = 0
     for i in range(n):
         c0, c1 = up[i, seat, 0], up[i, seat, 1]
         c0s[i], c1s[i] = c0, c1
         ok[i] = legal[i, 1]
-        if post and policy == _THOUGHTFUL:
+        if thoughtful:
             # rows with a pocket pair and a face-down card left, listed branch-free
             pairs[n_pairs] = i
             n_pairs += np.int64(legal[i, 1]) & np.int64(c0 >> 2 == c1 >> 2)
         if post:
             b0s[i], b1s[i], b2s[i] = board[i, 0], board[i, 1], board[i, 2]
-        if live:
-            # every face-up card and the muck (-1 gives a bit outside _CARDS),
-            # then this seat's own cards out; branch-free over fixed counts
-            s = np.uint64(0)
-            for j in range(2 * P):
-                s |= _bit(flat_up[i, j])
-            for j in range(mucked.shape[1]):
-                s |= _bit(mucked[i, j])
-            seen[i] = s & _CARDS & ~(_bit(c0) | _bit(c1))
     for i in range(n):
         c0, c1 = np.int64(c0s[i]), np.int64(c1s[i])
-        sn = seen[i] if live else np.uint64(0)
+        # the cards in sight but this seat's own
+        seen = in_sight[i] & ~(_bit(c0) | _bit(c1)) if live else np.uint64(0)
         if post:
-            act = _postflop(c0, c1, np.int64(b0s[i]), np.int64(b1s[i]), np.int64(b2s[i]), sn, live)
+            act = _postflop(c0, c1, np.int64(b0s[i]), np.int64(b1s[i]), np.int64(b2s[i]), seen, live)
         else:
-            act = _preflop(c0, c1, sn, live)
+            act = _preflop(c0, c1, seen, live)
         out[i] = act * np.int64(ok[i])
-    if post and policy == _THOUGHTFUL:
+    if thoughtful:
         # a beaten pocket pair without a set is broken up (the lower card goes)
         for k in range(n_pairs):
             i = pairs[k]
@@ -280,43 +289,43 @@ def _decide_core(up, board, mucked, legal, seat, policy, second):
 
 # One kernel per policy and exchange, each with its rule's branches folded away.
 @njit(cache=True, nogil=True)
-def _lower(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _LOWER, False)
+def _lower(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _LOWER, False)
 
 
 @njit(cache=True, nogil=True)
-def _threshold(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _THRESHOLD, False)
+def _threshold(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _THRESHOLD, False)
 
 
 @njit(cache=True, nogil=True)
-def _made_or_draw1(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _MADE_OR_DRAW, False)
+def _made_or_draw1(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _MADE_OR_DRAW, False)
 
 
 @njit(cache=True, nogil=True)
-def _made_or_draw2(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _MADE_OR_DRAW, True)
+def _made_or_draw2(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _MADE_OR_DRAW, True)
 
 
 @njit(cache=True, nogil=True)
-def _live_outs1(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _LIVE_OUTS, False)
+def _live_outs1(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _LIVE_OUTS, False)
 
 
 @njit(cache=True, nogil=True)
-def _live_outs2(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _LIVE_OUTS, True)
+def _live_outs2(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _LIVE_OUTS, True)
 
 
 @njit(cache=True, nogil=True)
-def _thoughtful1(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _THOUGHTFUL, False)
+def _thoughtful1(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _THOUGHTFUL, False)
 
 
 @njit(cache=True, nogil=True)
-def _thoughtful2(up, board, mucked, legal, seat):
-    return _decide_core(up, board, mucked, legal, seat, _THOUGHTFUL, True)
+def _thoughtful2(up, board, in_sight, legal, seat):
+    return _decide_core(up, board, in_sight, legal, seat, _THOUGHTFUL, True)
 
 
 _KERNELS = {  # (policy, second exchange) -> kernel
@@ -333,8 +342,11 @@ def _policy(code):
         legal = obs["legal"]
         if code == _NEVER:
             return np.zeros(legal.shape[0], dtype=np.int64)
-        return _KERNELS[code, obs["decision"] == "exchange2"](obs["up"], obs["board"], obs["mucked"],
-                                                              legal, int(obs["seat"]))
+        in_sight = obs.get("in_sight")
+        if in_sight is None:  # an observation built by hand
+            in_sight = in_sight_set(obs["up"], obs["mucked"])
+        return _KERNELS[code, obs["decision"] == "exchange2"](obs["up"], obs["board"], in_sight, legal,
+                                                              int(obs["seat"]))
 
     return strategy
 

@@ -12,10 +12,11 @@ from simcore.evaluate import describe_hand
 from simcore.variants import get_variant
 from simcore.variants.slovak import exchange_legal
 from strategies.registry import lineup, resolve
+from strategies.slovak import in_sight_set
 
 V = get_variant("slovak")
 DECISIONS = ("exchange1", "exchange2")
-OBS_KEYS = {"up", "mucked", "board", "history", "round1", "downs_left", "legal",
+OBS_KEYS = {"up", "mucked", "board", "history", "round1", "downs_left", "in_sight", "legal",
             "seat", "n_players", "decision", "variant", "round"}
 
 
@@ -189,6 +190,12 @@ def test_face_down_cards_never_reach_a_strategy(P):
             shown = obs[key].reshape(n, -1).astype(np.int16)
             clash = (shown[:, :, None] == hidden[:, None, :]) & (shown[:, :, None] >= 0)
             assert not clash.any(), key
+        # in_sight is exactly the face-up and mucked cards, as a set
+        public = np.concatenate([obs["up"].reshape(n, -1), obs["mucked"]], axis=1)
+        bits = np.where(public >= 0, np.uint64(1) << np.maximum(public, 0).astype(np.uint64), np.uint64(0))
+        assert obs["in_sight"].dtype == np.uint64
+        assert np.array_equal(obs["in_sight"], np.bitwise_or.reduce(bits, axis=1))
+        assert np.array_equal(obs["in_sight"], in_sight_set(obs["up"], obs["mucked"]))
     assert any((obs["downs_left"] < 2).any() for obs in logs)  # exchanges happened
 
 
@@ -303,7 +310,7 @@ def test_situation_rebuilds_the_public_state_for_a_rollout():
             fns2[seat] = {d: recorder(rand, again) for d in DECISIONS}
             play(redealt, P, fns2, forced=forced)
             # a fully forced decision skips the strategy: pick the replayed decision's record
-            seen = [o for o in again if o["decision"] == obs["decision"]][0]
+            seen = next(o for o in again if o["decision"] == obs["decision"])
             for key in ("up", "mucked", "board", "history", "round1", "downs_left", "legal"):
                 assert np.array_equal(seen[key], obs[key]), (seat, obs["decision"], key)
 
