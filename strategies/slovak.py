@@ -190,23 +190,25 @@ def _postflop(c0, c1, b0, b1, b2, seen, live):
 def _pair_beaten(up, board, i, seat):
     """Does another player's face-up pair, two pair or trips beat ``seat``'s pocket pair in row ``i``?
 
-    Asked only for a pocket pair. Arithmetic on comparisons over every other
-    seat, as the branches on the cards mispredict: seat q with face-up ranks
-    a, b beats it with two board hits or more (two pair, trips), a hit above
-    the pair, or a higher pocket pair (a pocket pair with a hit is a set).
+    Asked only for a pocket pair without a set. On 13-bit rank sets, without
+    branches on the cards (they mispredict): seat q with face-up ranks a, b
+    beats it with a card pairing the board above the pair, a card making
+    trips with a paired board, both cards pairing the board, or a pocket pair
+    above the pair or making a set.
     """
     mine = np.int64(up[i, seat, 0] >> 2)
     f0, f1, f2 = np.int64(board[i, 0] >> 2), np.int64(board[i, 1] >> 2), np.int64(board[i, 2] >> 2)
+    flop = (1 << f0) | (1 << f1) | (1 << f2)  # the board's ranks
+    paired = (np.int64(f0 == f1) << f0) | (np.int64(f1 == f2) << f1) | (np.int64(f0 == f2) << f2)
+    above = -(2 << mine)  # ranks above the pair
     beaten = np.int64(0)
     for q in range(up.shape[1]):
         a, b = np.int64(up[i, q, 0] >> 2), np.int64(up[i, q, 1] >> 2)
-        pair = np.int64(a == b)
-        ha = np.int64(f0 == a) + np.int64(f1 == a) + np.int64(f2 == a)
-        hb = (1 - pair) * (np.int64(f0 == b) + np.int64(f1 == b) + np.int64(f2 == b))
-        over = np.int64(a > mine)
-        beats = (np.int64(ha + hb >= 2) | (np.int64(ha > 0) & over) | (np.int64(hb > 0) & np.int64(b > mine))
-                 | (pair & (np.int64(ha > 0) | over)))
-        beaten |= beats & np.int64(q != seat)
+        ra, rb = np.int64(1) << a, np.int64(1) << b
+        two = ((ra & flop) != 0) & ((rb & flop) != 0) & (a != b)  # two pair
+        beats = ((ra | rb) & ((flop & above) | paired)) | np.int64(two) \
+            | (np.int64(a == b) & np.int64((ra & (flop | above)) != 0))
+        beaten |= beats & -np.int64(q != seat)
     return beaten != 0
 
 

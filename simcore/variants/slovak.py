@@ -72,6 +72,18 @@ def _legal_kernel(downs_left, legal):
 
 
 @njit(cache=True, nogil=True)
+def _seat_legal(downs_left, p):
+    """:func:`exchange_legal` of seat ``p``'s column of ``downs_left`` (n, P), read in place."""
+    legal = np.empty((downs_left.shape[0], 3), np.bool_)
+    for i in range(downs_left.shape[0]):
+        ok = downs_left[i, p] > 0
+        legal[i, 0] = True
+        legal[i, 1] = ok
+        legal[i, 2] = ok
+    return legal
+
+
+@njit(cache=True, nogil=True)
 def _showdown_values(up, cards, values):
     """Hand values (n, P): best five of each seat's two face-up cards and the board.
 
@@ -240,7 +252,7 @@ class SlovakDoubleBarrel(Variant):
             round1.flags.writeable = False
             seen = SharedState(history=np.full((n, P), -1, np.int8))
             for p in range(P):
-                legal = exchange_legal(st["downs_left"][:, p])
+                legal = _seat_legal(st["downs_left"], p)
                 legal.flags.writeable = False  # the engine checks the answer against it
                 obs = {**st.show(), **seen.show(), "board": flop, "round1": round1, "legal": legal}
                 actions = table.act(p, decision, obs)
