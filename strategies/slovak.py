@@ -231,16 +231,31 @@ def in_sight_set(up, mucked):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _decide_core(up, board, in_sight, legal, seat, policy, second):
-    """Actions (n,) of one policy for one seat over a batch; ``policy`` and
-    ``second`` are constants in each compiled kernel (see :data:`_KERNELS`).
+def _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, post, live):
+    """The rule on every row, ``post`` and ``live`` constants where it is inlined:
+    branch-free over contiguous columns, so that LLVM vectorises it."""
+    for i in range(c0s.shape[0]):
+        c0, c1 = np.int64(c0s[i]), np.int64(c1s[i])
+        # the cards in sight but this seat's own
+        seen = in_sight[i] & ~(_bit(c0) | _bit(c1)) if live else np.uint64(0)
+        if post:
+            act = _postflop(c0, c1, np.int64(b0s[i]), np.int64(b1s[i]), np.int64(b2s[i]), seen, live)
+        else:
+            act = _preflop(c0, c1, seen, live)
+        out[i] = act * np.int64(ok[i])
+
+
+@njit(cache=True, nogil=True)
+def _decide(up, board, in_sight, legal, seat, policy, second):
+    """Actions (n,) of one policy for one seat over a batch.
 
     Three passes: the rows' own cards, flop and legality into contiguous
-    columns; the rule itself, branch-free over those columns and the cards in
-    sight so that LLVM vectorises it (the second-exchange rule measured 7.7 ns
-    a row so, 31 ns reading the strided observation row by row); then the
-    thoughtful fix-up of the rows holding a pocket pair (about one in nine),
-    listed branch-free in the first pass.
+    columns; the rule itself over those columns and the cards in sight, in
+    one loop for each of its four forms (flop or not, live cards or not), so
+    that each is branch-free and vectorises (the second-exchange rule
+    measured 7.7 ns a row so, 31 ns reading the strided observation row by
+    row); then the thoughtful fix-up of the rows holding a pocket pair (about
+    one in nine), listed branch-free in the first pass.
     """
     n = up.shape[0]
     out = np.empty(n, np.int64)
@@ -268,15 +283,14 @@ def _decide_core(up, board, in_sight, legal, seat, policy, second):
             n_pairs += np.int64(legal[i, 1]) & np.int64(c0 >> 2 == c1 >> 2)
         if post:
             b0s[i], b1s[i], b2s[i] = board[i, 0], board[i, 1], board[i, 2]
-    for i in range(n):
-        c0, c1 = np.int64(c0s[i]), np.int64(c1s[i])
-        # the cards in sight but this seat's own
-        seen = in_sight[i] & ~(_bit(c0) | _bit(c1)) if live else np.uint64(0)
-        if post:
-            act = _postflop(c0, c1, np.int64(b0s[i]), np.int64(b1s[i]), np.int64(b2s[i]), seen, live)
-        else:
-            act = _preflop(c0, c1, seen, live)
-        out[i] = act * np.int64(ok[i])
+    if post and live:
+        _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, True, True)
+    elif post:
+        _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, True, False)
+    elif live:
+        _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, False, True)
+    else:
+        _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, False, False)
     if thoughtful:
         # a beaten pocket pair without a set is broken up (the lower card goes)
         for k in range(n_pairs):
@@ -289,56 +303,6 @@ def _decide_core(up, board, in_sight, legal, seat, policy, second):
     return out
 
 
-# One kernel per policy and exchange, each with its rule's branches folded away.
-@njit(cache=True, nogil=True)
-def _lower(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _LOWER, False)
-
-
-@njit(cache=True, nogil=True)
-def _threshold(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _THRESHOLD, False)
-
-
-@njit(cache=True, nogil=True)
-def _made_or_draw1(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _MADE_OR_DRAW, False)
-
-
-@njit(cache=True, nogil=True)
-def _made_or_draw2(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _MADE_OR_DRAW, True)
-
-
-@njit(cache=True, nogil=True)
-def _live_outs1(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _LIVE_OUTS, False)
-
-
-@njit(cache=True, nogil=True)
-def _live_outs2(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _LIVE_OUTS, True)
-
-
-@njit(cache=True, nogil=True)
-def _thoughtful1(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _THOUGHTFUL, False)
-
-
-@njit(cache=True, nogil=True)
-def _thoughtful2(up, board, in_sight, legal, seat):
-    return _decide_core(up, board, in_sight, legal, seat, _THOUGHTFUL, True)
-
-
-_KERNELS = {  # (policy, second exchange) -> kernel
-    (_LOWER, False): _lower, (_LOWER, True): _lower,
-    (_THRESHOLD, False): _threshold, (_THRESHOLD, True): _threshold,
-    (_MADE_OR_DRAW, False): _made_or_draw1, (_MADE_OR_DRAW, True): _made_or_draw2,
-    (_LIVE_OUTS, False): _live_outs1, (_LIVE_OUTS, True): _live_outs2,
-    (_THOUGHTFUL, False): _thoughtful1, (_THOUGHTFUL, True): _thoughtful2,
-}
-
-
 def _policy(code):
     def strategy(obs, rng):
         legal = obs["legal"]
@@ -347,8 +311,8 @@ def _policy(code):
         in_sight = obs.get("in_sight")
         if in_sight is None:  # an observation built by hand
             in_sight = in_sight_set(obs["up"], obs["mucked"])
-        return _KERNELS[code, obs["decision"] == "exchange2"](obs["up"], obs["board"], in_sight, legal,
-                                                              int(obs["seat"]))
+        return _decide(obs["up"], obs["board"], in_sight, legal, int(obs["seat"]), code,
+                       obs["decision"] == "exchange2")
 
     return strategy
 

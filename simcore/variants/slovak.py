@@ -25,8 +25,15 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
-from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_two_and_board
 from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
+from ..kernels import (
+    CARD_KEY,
+    FLUSH_FLAGS,
+    RANK_HIGH,
+    SUIT_START,
+    rank_slot,
+    value_two_and_board,
+)
 
 DECLINE, MUCK0, MUCK1 = 0, 1, 2
 _ROUNDS = ("exchange1", "exchange2")
