@@ -85,7 +85,7 @@ def child(variant: str, players: int) -> int:
     """Warm up, say ready, then for each line "DEALS SEED" play one single-thread run and print its seconds."""
     from simcore import simulate
 
-    simulate(variant, players, 20_000, seed=0, workers=1, executor="threads", progress=False)
+    simulate(variant, players, 4 * 16384, seed=0, workers=1, executor="threads", progress=False)  # as the pools
     print("ready", flush=True)
     for line in sys.stdin:
         deals, seed = map(int, line.split())
@@ -144,31 +144,45 @@ def main(argv=None) -> int:
             time_run("holdem", 2, 16384 * w * 2, e, w)  # starts the pool, loads the kernels
             startup[f"{e}/{w}"] = time.perf_counter() - t
     rows = []
+    local = [e for e in wanted if e != "dask"]
+    # Dask last, in a phase of its own: its idle LocalCluster (scheduler, nannies,
+    # heartbeats) would otherwise take CPU from every other measurement.
+    phases = [local + ["independent"]] + ([["dask"]] if "dask" in wanted else [])
+    rates = {}
+    for phase in phases:
+        for name in names:
+            v = get_variant(name)
+            players = max(v.min_players, min(args.players, v.max_players))
+            time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
+            for w in counts:  # one worker count at a time: the process pool is kept across its runs
+                timed = [e for e in phase if e != "independent"]
+                for e in timed:
+                    time_run(name, players, 4 * 16384 * w, e, w)  # every worker loads this variant's kernels
+                    rates[(name, e, w)] = []
+                ceiling = Independent(name, players, w) if "independent" in phase else None
+                try:
+                    # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
+                    for _ in range(args.repeat):
+                        for e in timed:
+                            rates[(name, e, w)].append(time_run(name, players, args.deals, e, w))
+                        if ceiling is not None:
+                            rates.setdefault((name, "independent", w), []).append(ceiling.rate(args.deals))
+                finally:
+                    if ceiling is not None:
+                        ceiling.close()
     for name in names:
         v = get_variant(name)
         players = max(v.min_players, min(args.players, v.max_players))
-        time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
-        rates = {(e, w): [] for e in wanted + ["independent"] for w in counts}
-        for w in counts:  # one worker count at a time: the process pool is kept across its runs
-            for e in wanted:
-                time_run(name, players, 4 * 16384 * w, e, w)  # every worker loads this variant's kernels
-            ceiling = Independent(name, players, w)
-            try:
-                # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
-                for _ in range(args.repeat):
-                    for e in wanted:
-                        rates[(e, w)].append(time_run(name, players, args.deals, e, w))
-                    rates[("independent", w)].append(ceiling.rate(args.deals))
-            finally:
-                ceiling.close()
-        base = max(rates[("threads", 1)]) if ("threads", 1) in rates else float("nan")
-        for (e, w), rs in rates.items():
-            rate = max(rs)
-            rows.append({"variant": name, "players": players, "executor": e, "workers": w,
-                         "deals_per_s": rate, "median_deals_per_s": float(np.median(rs)),
-                         "speedup": rate / base})
-            print(f"{name:<9} {players} players  {e:<9} {w:>2} workers  best {rate:>12,.0f} deals/s  "
-                  f"x{rows[-1]['speedup']:.2f}  median {np.median(rs):>12,.0f}", flush=True)
+        base = max(rates[(name, "threads", 1)]) if (name, "threads", 1) in rates else float("nan")
+        for e in wanted + ["independent"]:
+            for w in counts:
+                rs = rates[(name, e, w)]
+                rate = max(rs)
+                rows.append({"variant": name, "players": players, "executor": e, "workers": w,
+                             "deals_per_s": rate, "median_deals_per_s": float(np.median(rs)),
+                             "speedup": rate / base})
+                print(f"{name:<9} {players} players  {e:<11} {w:>2} workers  best {rate:>12,.0f} deals/s  "
+                      f"x{rows[-1]['speedup']:.2f}  median {np.median(rs):>12,.0f}", flush=True)
     overhead = {}
     for e in [x for x in wanted if x != "threads"] + ["threads"]:
         overhead[e] = block_overhead(e, cores, args.blocks)

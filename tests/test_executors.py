@@ -314,3 +314,45 @@ def test_an_experiments_cells_go_out_as_one_batch_with_the_same_tables(where):
 
     both(lambda: seat_position_table("estonian", [2, 3], ["lowest", "highest"], 1200, 5, 1, 512, spec="pass={}"))
     both(lambda: policy_table([2, 3], ["by-rank"], 600, 9, 1))
+
+
+DASK_ENV_SCRIPT = """
+import os
+from simcore.engine import executors
+
+if __name__ == "__main__":
+    client = executors.dask_client(None, 1)
+    here = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+    there = sorted(set(client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_")).values()), key=str)
+    print("ENV", here, there, os.environ.get("OMP_NUM_THREADS"))
+    executors.close_dask()
+"""
+
+
+def test_dask_leaves_this_process_environment_as_it_was(tmp_path):
+    """A LocalCluster's nannies set MALLOC_TRIM_THRESHOLD_ and thread limits in the starting
+    process's environment: pvsim gives them back (later subprocesses run at full speed) and
+    starts its workers without the trim threshold."""
+    pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    script = tmp_path / "dask_env.py"
+    script.write_text(DASK_ENV_SCRIPT)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS") and not k.startswith("__DASK")}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env=dict(env, PYTHONPATH=ROOT))
+    line = next((x for x in out.stdout.splitlines() if x.startswith("ENV")), out.stderr[-2000:])
+    assert line == "ENV None [None] None"
+
+
+def test_undo_malloc_trim_acts_only_where_the_variable_is_set(tmp_path):
+    code = ("from simcore.engine.executors import undo_malloc_trim as u; import sys; "
+            "print(u(), u())")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("MALLOC_TRIM_THRESHOLD_", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.split() == ["False", "False"]
+    env["MALLOC_TRIM_THRESHOLD_"] = "65536"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    first, second = out.stdout.split()
+    assert second == "False"  # once per process
+    assert first == ("True" if sys.platform.startswith("linux") else "False")
