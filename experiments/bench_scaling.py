@@ -143,6 +143,7 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             time_run("holdem", 2, 16384 * w * 2, e, w)  # starts the pool, loads the kernels
             startup[f"{e}/{w}"] = time.perf_counter() - t
+    executors.close_dask()  # started again for its own phase, at the end
     rows = []
     local = [e for e in wanted if e != "dask"]
     # Dask last, in a phase of its own: its idle LocalCluster (scheduler, nannies,
