@@ -20,14 +20,13 @@ Slovak ``exchange1=rollout:8:made-or-draw`` hero            >= 400 k deals/s
 ``evaluate_hands`` checked, 7 cards, 1 thread               >= 0.9x unchecked
 ========================================================  ===================
 
-Measured 2026-11-30 on the project's 2-core VM while other jobs shared it
-(load 3-7; a second core was free in one run only), 6 players, 2 threads:
-Estonian thoughtful + best-potential 1.69 M deals/s with a free second core,
-0.33-0.96 M without (0.67-0.99 M deals per CPU second, 62-77x the old code);
-Slovak ``thoughtful`` 0.8-1.8 M deals/s (1.7-2.3 M per CPU second, 2.1-2.6x);
-the rollout hero 0.06-0.13 M deals/s (0.12-0.13 M per CPU second); the
-checked evaluator 0.67-0.69x the unchecked rate (0.41-0.42x with the old
-separate pass). Every action was the same as the old code's.
+Measured 2026-12-01 on the project's 2-core VM, quiet (load 0.8-1.2), 6
+players, 2 threads (``results/bench/policies.txt``): Estonian thoughtful +
+best-potential 1.71 M deals/s (0.87 M per CPU second, 84x the old code);
+Slovak ``thoughtful`` 5.03 M deals/s (2.69 M per CPU second, 4.0x); the
+rollout hero 0.21 M deals/s (0.17 M per CPU second); the checked evaluator
+0.96x the unchecked rate (0.41x with the old separate pass). Every action was
+the same as the old code's.
 """
 from __future__ import annotations
 
