@@ -227,6 +227,17 @@ def test_an_unguarded_script_gets_a_clear_error_for_processes_and_threads_by_def
     assert 'under `if __name__ == "__main__":`' in out.stderr and "executor='threads'" in out.stderr
 
 
+def test_an_unguarded_script_gets_a_clear_error_for_a_local_dask_cluster(tmp_path):
+    pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    script = tmp_path / "unguarded_dask.py"
+    script.write_text("from simcore import simulate\n"
+                      "simulate('holdem', 2, 4 * 256, block_size=256, workers=2, executor='dask')\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert out.returncode != 0
+    assert "local Dask cluster" in out.stderr and 'under `if __name__ == "__main__":`' in out.stderr
+
+
 def test_a_sweep_runs_its_cells_as_one_batch_with_the_numbers_of_each_run_alone(where):
     cells = [{"variant": "estonian", "n_players": p, "n_deals": 1500, "seed": p, "block_size": 512}
              for p in (2, 3, 4)]

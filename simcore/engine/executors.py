@@ -464,6 +464,10 @@ def dask_client(scheduler=None, workers: int | None = None):
                              "`dask scheduler` and workers with `dask worker ADDRESS`") from e
         _DASK[key] = (client, None)
         return client
+    if not main_reimports_safely():  # the nannies spawn workers that import the main script again
+        raise ValueError(f"a local Dask cluster's worker processes would run "
+                         f"{sys.modules['__main__'].__file__} again: put the script's work under "
+                         "`if __name__ == \"__main__\":`, or use executor='threads'")
     import dask
 
     # Dask's nannies set MALLOC_TRIM_THRESHOLD_ for their workers, and do it in
