@@ -16,9 +16,9 @@ Two studies, written to ``results/estonian/``:
    ...), and the share it gains there over passing the lowest card, paired
    on the same deals.
 
-Quick mode (default) takes about 10 s on two cores (11 s measured), ``--full``
-about three minutes (186 s measured while other jobs shared the cores, 40 s of
-it CPU time). ``provenance.json`` records the command, seeds, deal counts, git
+Quick mode (default) takes about 10 s on two cores (9 s measured), ``--full``
+about two minutes (131 s measured on the quiet machine on 2026-12-01, tables
+bit-identical to the committed ones). ``provenance.json`` records the command, seeds, deal counts, git
 commit, package versions and seconds.
 """
 from __future__ import annotations
@@ -333,7 +333,7 @@ def headline(df):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Estonian Twist: which card to pass and to discard")
-    ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about four minutes)")
+    ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about two minutes)")
     ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     add_cell_arguments(ap)
     ap.add_argument("--seed", type=int, default=SEED)

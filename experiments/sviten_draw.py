@@ -22,8 +22,8 @@ alternative on the same deals (same cards, same chance draws for recycling):
 5. ``reshuffles.csv``: how often the stub is recycled, by table size and
    policy (all seats alike), during the draw and for the turn and river.
 
-Quick mode (default) takes about 40 s on two cores; ``--full`` about five
-minutes. ``provenance.json`` records the command, seeds, deal counts, git
+Quick mode (default) takes a few seconds on two cores; ``--full`` about
+70 s (67 s measured on the quiet machine on 2026-12-01). ``provenance.json`` records the command, seeds, deal counts, git
 commit, package versions and seconds of each study.
 """
 from __future__ import annotations
@@ -383,7 +383,7 @@ def reshuffle_table(players, n_deals, seed, threads, policies=("balanced", "draw
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.sviten_draw", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--full", action="store_true", help="the committed results (about five minutes)")
+    ap.add_argument("--full", action="store_true", help="the committed results (about a minute)")
     ap.add_argument("--threads", type=int, default=None)
     add_cell_arguments(ap)
     ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
