@@ -60,3 +60,10 @@ def run_cells(fn, cells: list[dict], threads=None) -> list:
     return executors.run_batch(fn, calls, _SETTINGS["executor"], _SETTINGS["workers"], _SETTINGS["scheduler"],
                                labels=cells)
 
+
+
+def compare_cell(threads=None, **kw):
+    """One :func:`simcore.compare` run as a cell (keyword arguments as compare takes them)."""
+    from simcore import compare
+
+    return compare(**kw, threads=threads, progress=False)

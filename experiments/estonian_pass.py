@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,14 +71,14 @@ FULL = dict(players=list(range(2, 11)),
 
 def policy_rows(players, deals, threads, seed, log=print):
     """One row per (players, policy): seat 0's share and its gain over the baseline."""
-    import simcore
-
+    cells = [{"variant": VARIANT, "n_players": n_players, "n_deals": deals[cost], "seed": seed + n_players,
+              "a": spec, "b": BASELINE, "field": BASELINE}
+             for n_players in players for _, spec, _, cost in POLICIES]
+    results = iter(run_cells(compare_cell, cells, threads))  # one batch on processes or Dask
     rows = []
     for n_players in players:
         for label, spec, varied, cost in POLICIES:
-            n = deals[cost]
-            r = simcore.compare(VARIANT, n_players, n, seed=seed + n_players, a=spec, b=BASELINE,
-                                field=BASELINE, threads=threads, progress=False)
+            r = next(results)
             d = r.to_dict()
             st = r.stats
             rows.append({

@@ -37,7 +37,7 @@ from numba import njit
 
 from strategies.features import straight_outs
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
 from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
@@ -78,17 +78,18 @@ def policy_table(players, n_deals, seed, threads):
     """Seat 0 with each policy vs ``never`` on the same deals, in a field of each policy."""
     import pandas as pd
 
-    from simcore import compare
-
+    cells = [{"variant": VARIANT, "n_players": P, "n_deals": n_deals, "seed": seed + 1000 * P + 10 * POLICIES.index(field),
+              "a": pol, "b": BASELINE, "field": field}
+             for P in players for field in POLICIES for pol in POLICIES if pol != BASELINE]
+    results = iter(run_cells(compare_cell, cells, threads))  # one batch on processes or Dask
     rows = []
     for P in players:
         for field in POLICIES:
             base = None
-            for k, pol in enumerate(POLICIES):
+            for pol in POLICIES:
                 if pol == BASELINE:
                     continue
-                r = compare(VARIANT, P, n_deals, seed=seed + 1000 * P + 10 * POLICIES.index(field),
-                            a=pol, b=BASELINE, field=field, threads=threads, progress=False)
+                r = next(results)
                 d = r.to_dict()
                 n = d["deals"]
                 rows.append(_policy_row(P, pol, field, n, d["share_a"], d["stderr_a"],

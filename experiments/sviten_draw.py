@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
 from .paired import ci_columns, merge_blocks, paired_rows
 from .provenance import git_commit, versions
 
@@ -91,23 +91,32 @@ def paired_blocks(P, lineups, forced, n_deals, seed, threads, reduce, merge):
 def policy_table(players, n_deals, open_deals, seed, threads):
     import pandas as pd
 
-    from strategies import lineup
-
-    *_, PairedStats = _engine()
+    studies = [(P, "draw", DRAW_POLICIES, [f"draw={x},open=improves" for x in DRAW_POLICIES], n_deals, seed + P)
+               for P in players]
+    studies.append((CHART_PLAYERS, "open", OPEN_POLICIES, [f"draw=balanced,open={x}" for x in OPEN_POLICIES],
+                    open_deals, seed + 100))
+    cells = [{"n_players": P, "heroes": heroes, "n_deals": deals, "seed": s}
+             for P, _, _, heroes, deals, s in studies]
     rows = []
-
-    def study(P, decision, names, hero_of, deals, s):
-        lus = [lineup(VARIANT, P, hero_of(x), FIELD) for x in names]
-        st = paired_blocks(P, lus, [{}] * len(lus), deals, s, threads,
-                           lambda cards, outs: PairedStats.of_outcomes(outs, 0), merge_blocks)
+    for (P, decision, names, *_), st in zip(studies, run_cells(policy_cell, cells, threads)):
         # "strategy" in common: the label column stands before field and baseline
         rows.extend(paired_rows(st, names, 0, {"variant": VARIANT, "players": P, "decision": decision,
                                                "strategy": None, "field": FIELD, "baseline": names[0]}))
-
-    for P in players:
-        study(P, "draw", DRAW_POLICIES, lambda x: f"draw={x},open=improves", n_deals, seed + P)
-    study(CHART_PLAYERS, "open", OPEN_POLICIES, lambda x: f"draw=balanced,open={x}", open_deals, seed + 100)
     return pd.DataFrame(rows)
+
+
+def _seat0_paired(cards, outs):
+    """A block's PairedStats of seat 0 over the alternatives (module level: cells travel)."""
+    *_, PairedStats = _engine()
+    return PairedStats.of_outcomes(outs, 0)
+
+
+def policy_cell(n_players, heroes, n_deals, seed, threads):
+    """One cell of the policy study: seat 0 under each hero spec against the field, PairedStats."""
+    from strategies import lineup
+
+    lus = [lineup(VARIANT, n_players, h, FIELD) for h in heroes]
+    return paired_blocks(n_players, lus, [{}] * len(lus), n_deals, seed, threads, _seat0_paired, merge_blocks)
 
 
 def plot_policies(df, path):

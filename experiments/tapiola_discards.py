@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
 from .paired import ci_columns, merge_blocks, paired_rows
 from .studylog import StudyLog
 
@@ -83,6 +83,15 @@ def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
     return acc if extra else acc[0]
 
 
+def paired_cell(opts, n_players, heroes, field, n_deals, seed, threads):
+    """One cell of a paired study: seat 0 under each hero spec (the rest ``field``), PairedStats."""
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    v = get_variant(VARIANT, **opts)
+    return _paired(v, n_players, [lineup(v, n_players, h, field) for h in heroes], n_deals, seed, threads)
+
+
 # -- 1. discard policies -----------------------------------------------------------------------
 
 
@@ -97,9 +106,8 @@ def policy_table(players, n_deals, seed, threads, strong_deals):
     import pandas as pd
 
     from simcore.variants import get_variant
-    from strategies import lineup
 
-    rows = []
+    cells, where = [], []
     for f, (form, opts) in enumerate(FORMS):
         v = get_variant(VARIANT, **opts)
         pols = LOW_POLICIES if v.lowball else HIGH_POLICIES
@@ -108,15 +116,18 @@ def policy_table(players, n_deals, seed, threads, strong_deals):
             for P in players:
                 if P > v.max_players:
                     continue
-                lus = [lineup(v, P, f"discard={p}{last}", field_spec) for p in pols]
                 # A strong field costs up to six times more per deal: fewer deals.
-                n = strong_deals if field_spec else n_deals
-                st = _paired(v, P, lus, n, seed + 100 * f + P + (50 if field_spec else 0), threads)
-                rows += paired_rows(st, pols, pols.index(BASELINE),
-                                    {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
-                                     "field": field, "field_spec": field_spec or "defaults",
-                                     "hero_last": last[6:] or ("never" if not v.lowball else ""),
-                                     "baseline": BASELINE})
+                cells.append({"opts": opts, "n_players": P, "heroes": [f"discard={p}{last}" for p in pols],
+                              "field": field_spec, "n_deals": strong_deals if field_spec else n_deals,
+                              "seed": seed + 100 * f + P + (50 if field_spec else 0)})
+                where.append((form, v, pols, field, field_spec, last, P))
+    rows = []
+    for (form, v, pols, field, field_spec, last, P), st in zip(where, run_cells(paired_cell, cells, threads)):
+        rows += paired_rows(st, pols, pols.index(BASELINE),
+                            {"variant": VARIANT, "form": form, "unit": v.payoff_unit, "players": P,
+                             "field": field, "field_spec": field_spec or "defaults",
+                             "hero_last": last[6:] or ("never" if not v.lowball else ""),
+                             "baseline": BASELINE})
     return pd.DataFrame(rows)
 
 

@@ -304,8 +304,8 @@ def test_a_real_ctrl_c_keeps_the_merged_prefix(executor, tmp_path):
 
 
 def test_an_experiments_cells_go_out_as_one_batch_with_the_same_tables(where):
-    """experiments.cells: the seat-position study (every experiment has one) and Russian's
-    policy sweep give bit-identical tables one cell after another and as one batch."""
+    """experiments.cells: the seat-position study and the policy sweeps give bit-identical
+    tables one cell after another and as one batch."""
     import pandas as pd
 
     from experiments import cells
@@ -323,8 +323,13 @@ def test_an_experiments_cells_go_out_as_one_batch_with_the_same_tables(where):
             cells.configure()
         pd.testing.assert_frame_equal(ref, got, check_exact=True)
 
+    from experiments import slovak_exchange, sviten_draw, tapiola_discards
+
     both(lambda: seat_position_table("estonian", [2, 3], ["lowest", "highest"], 1200, 5, 1, 512, spec="pass={}"))
     both(lambda: policy_table([2, 3], ["by-rank"], 600, 9, 1))
+    both(lambda: slovak_exchange.policy_table([2], 600, 9, 1))  # compare() cells
+    both(lambda: tapiola_discards.policy_table([3], 300, 9, 1, 300))
+    both(lambda: sviten_draw.policy_table([3], 300, 300, 9, 1))
 
 
 DASK_ENV_SCRIPT = """
