@@ -504,3 +504,18 @@ def test_rollout_finds_the_flush():
     rollout = strategies.resolve("russian", "place", "rollout:16:place=by-rank")[1]
     out = play(cards, 2, [rollout, "by-rank"], forced=forced)
     assert (out.actions[(0, "place", 10)] == 2).mean() > 0.9
+
+
+def test_the_policies_chance_tables_hold_exactly_the_computed_chances():
+    """HIT_TABLE and TAIL_TABLE replace powers in the thoughtful policies' inner loop: every
+    entry must be the very float the direct computation gives, so actions stay the same."""
+    from strategies.russian import HIT_TABLE, TAIL_TABLE, _hit_chance, _tail
+
+    for t in range(14):
+        for a in range(5):
+            for m in range(53):
+                assert HIT_TABLE[t, a, m] == _hit_chance(t, a, m)
+        for a in range(14):
+            for m in range(1, 53):
+                for need in range(5):
+                    assert TAIL_TABLE[t, a, m, need] == _tail(t, a / m, need)
