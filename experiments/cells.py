@@ -15,10 +15,13 @@ it by name).
 from __future__ import annotations
 
 _SETTINGS: dict = {"executor": None, "workers": None, "scheduler": None}
+OPTIONS = ("threads", "executor", "workers", "scheduler")  # what add_arguments adds
 
 
 def add_arguments(ap) -> None:
-    """The ``--executor``, ``--workers`` and ``--scheduler`` options of an experiment's command line."""
+    """Where an experiment's command line runs its cells: ``--threads``, ``--executor``,
+    ``--workers`` and ``--scheduler`` (:data:`OPTIONS`)."""
+    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     ap.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
                     help="threads (default): cells one after another, each on all threads; processes or "
                          "dask: every cell of a study at once, one per worker")

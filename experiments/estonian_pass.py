@@ -334,7 +334,6 @@ def headline(df):
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Estonian Twist: which card to pass and to discard")
     ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about two minutes)")
-    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     add_cell_arguments(ap)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--out", default=str(ROOT / "results" / "estonian"))

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cells import add_arguments as add_cell_arguments
+from .cells import OPTIONS as CELL_OPTIONS, add_arguments as add_cell_arguments
 
 
 EXPERIMENTS = ("estonian", "slovak", "tapiola", "sviten", "russian")
@@ -22,7 +22,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.main", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the full runs behind the committed results")
-    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     add_cell_arguments(ap)
     ap.add_argument("--only", choices=EXPERIMENTS, action="append",
                     help="run only this experiment (repeatable)")
@@ -39,9 +38,7 @@ def main(argv=None) -> int:
         sub = ["--out", str(args.results / name)]
         if args.full:
             sub.append("--full")
-        if args.threads:
-            sub += ["--threads", str(args.threads)]
-        for flag in ("executor", "workers", "scheduler"):
+        for flag in CELL_OPTIONS:
             if getattr(args, flag) is not None:
                 sub += [f"--{flag}", str(getattr(args, flag))]
         print(f"\n=== {name}: {module.__doc__.strip().splitlines()[0]}", flush=True)

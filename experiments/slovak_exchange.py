@@ -464,7 +464,6 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.slovak_exchange",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     add_cell_arguments(p)
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")

@@ -393,7 +393,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.sviten_draw", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the committed results (about a minute)")
-    ap.add_argument("--threads", type=int, default=None)
     add_cell_arguments(ap)
     ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
     args = ap.parse_args(argv)
