@@ -143,10 +143,8 @@ class Outcome:
         >>> o.payoffs.tolist(), o.wins.tolist(), o.ties.tolist()
         ([[0.0, 0.5, 0.5]], [[False, False, False]], [[False, True, True]])
         """
-        if categories is None and values.dtype == np.int32:
-            return cls(*_pot_outcome(np.ascontiguousarray(values)))  # one pass instead of five
-        shares = pot_shares(values)
-        return cls.from_pot_shares(shares, (values >> 12).astype(np.int8) if categories is None else categories)
+        shares, wins, ties, cats = _pot_outcome(values)  # one pass
+        return cls(shares, wins, ties, cats if categories is None else categories)
 
     @classmethod
     def from_pot_shares(cls, shares: np.ndarray, categories: np.ndarray) -> "Outcome":
@@ -234,35 +232,37 @@ def place_points(values, points):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _best_and_count(row):
+    """The best value of a row of hand values and how many players hold it."""
+    best = row[0]
+    for j in range(1, row.shape[0]):
+        best = row[j] if row[j] > best else best
+    k = 0
+    for j in range(row.shape[0]):
+        k += row[j] == best
+    return best, k
+
+
 @njit(cache=True, nogil=True)
 def _pot_outcome(values):
-    """What :meth:`Outcome.from_values` builds from high values (n, P) int32, in one pass:
-    (shares, wins, ties, categories), each (n, P). Unsigned positions: no negative-index checks."""
+    """What :meth:`Outcome.from_values` builds from high values (n, P), in one pass:
+    (shares, wins, ties, categories), each (n, P)."""
     n, p = values.shape
-    flat = values.reshape(-1)
-    shares = np.empty(n * p, np.float64)
-    wins = np.empty(n * p, np.bool_)
-    ties = np.empty(n * p, np.bool_)
-    cats = np.empty(n * p, np.int8)
-    b = np.uint64(0)
-    pp = np.uint64(p)
-    for _ in range(n):
-        best = flat[b]
-        for j in range(np.uint64(1), pp):
-            v = flat[b + j]
-            best = v if v > best else best
-        k = 0
-        for j in range(pp):
-            k += flat[b + j] == best
+    shares = np.empty((n, p), np.float64)
+    wins = np.empty((n, p), np.bool_)
+    ties = np.empty((n, p), np.bool_)
+    cats = np.empty((n, p), np.int8)
+    for i in range(n):
+        best, k = _best_and_count(values[i])
         share = 1.0 / k
-        for j in range(pp):
-            top = flat[b + j] == best
-            shares[b + j] = share if top else 0.0
-            wins[b + j] = top and k == 1
-            ties[b + j] = top and k > 1
-            cats[b + j] = np.int8(flat[b + j] >> 12)
-        b += pp
-    return shares.reshape(n, p), wins.reshape(n, p), ties.reshape(n, p), cats.reshape(n, p)
+        for j in range(p):
+            top = values[i, j] == best
+            shares[i, j] = share if top else 0.0
+            wins[i, j] = top and k == 1
+            ties[i, j] = top and k > 1
+            cats[i, j] = np.int8(values[i, j] >> 12)
+    return shares, wins, ties, cats
 
 
 @njit(cache=True, nogil=True)
@@ -271,14 +271,7 @@ def pot_shares(values):
     n, p = values.shape
     out = np.zeros((n, p), np.float64)
     for i in range(n):
-        best = values[i, 0]
-        for j in range(1, p):
-            if values[i, j] > best:
-                best = values[i, j]
-        k = 0
-        for j in range(p):
-            if values[i, j] == best:
-                k += 1
+        best, k = _best_and_count(values[i])
         for j in range(p):
             if values[i, j] == best:
                 out[i, j] = 1.0 / k
