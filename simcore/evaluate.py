@@ -46,6 +46,15 @@ CATEGORY_NAMES = (
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _row_value(cards, i, k, key):
+    """High value of row ``i`` (``k`` cards) from its summed key: the rank table, or the
+    out-of-line flush path when the key flags a flush."""
+    if key & FLUSH_FLAGS:
+        return flush_value(cards, i, k, key)
+    return np.int32(RANK_HIGH[rank_slot(key)])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _eval_high_fixed(cards, out, k, check):
     """Evaluate every row and, with ``check``, check it in the same pass; True if some row is bad.
 
@@ -84,10 +93,7 @@ def _eval_high_fixed(cards, out, k, check):
                 for j in range(k):
                     key += KEY_U8[np.uint8(flat[b + np.uint64(j)])]
                 b += np.uint64(k)
-                if key & FLUSH_FLAGS:
-                    out[i] = flush_value(cards, i, k, key)
-                else:
-                    out[i] = np.int32(RANK_HIGH[rank_slot(key)])
+                out[i] = _row_value(cards, i, k, key)
                 i += np.uint64(1)
     while i < n:
         key = SUIT_START
@@ -100,10 +106,7 @@ def _eval_high_fixed(cards, out, k, check):
         b += np.uint64(k)
         if check:
             bad |= (popcount(total) ^ np.uint64(k)) | (key >> np.uint64(56))
-        if key & FLUSH_FLAGS:
-            out[i] = flush_value(cards, i, k, key)
-        else:
-            out[i] = np.int32(RANK_HIGH[rank_slot(key)])
+        out[i] = _row_value(cards, i, k, key)
         i += np.uint64(1)
     return bad != np.uint64(0)
 
