@@ -149,31 +149,30 @@ def main(argv=None) -> int:
     # Dask last, in a phase of its own: its idle LocalCluster (scheduler, nannies,
     # heartbeats) would otherwise take CPU from every other measurement.
     phases = [local + ["independent"]] + ([["dask"]] if "dask" in wanted else [])
+    players_of = {name: max(get_variant(name).min_players, min(args.players, get_variant(name).max_players))
+                  for name in names}
     rates = {}
     for phase in phases:
         for name in names:
-            v = get_variant(name)
-            players = max(v.min_players, min(args.players, v.max_players))
+            players = players_of[name]
             time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
             for w in counts:  # one worker count at a time: the process pool is kept across its runs
                 timed = [e for e in phase if e != "independent"]
                 for e in timed:
                     time_run(name, players, 4 * 16384 * w, e, w)  # every worker loads this variant's kernels
-                    rates[(name, e, w)] = []
                 ceiling = Independent(name, players, w) if "independent" in phase else None
                 try:
                     # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
                     for _ in range(args.repeat):
                         for e in timed:
-                            rates[(name, e, w)].append(time_run(name, players, args.deals, e, w))
+                            rates.setdefault((name, e, w), []).append(time_run(name, players, args.deals, e, w))
                         if ceiling is not None:
                             rates.setdefault((name, "independent", w), []).append(ceiling.rate(args.deals))
                 finally:
                     if ceiling is not None:
                         ceiling.close()
     for name in names:
-        v = get_variant(name)
-        players = max(v.min_players, min(args.players, v.max_players))
+        players = players_of[name]
         base = max(rates[(name, "threads", 1)]) if (name, "threads", 1) in rates else float("nan")
         for e in wanted + ["independent"]:
             for w in counts:
