@@ -63,24 +63,13 @@ def exchange_legal(downs_left: np.ndarray) -> np.ndarray:
     >>> exchange_legal(np.array([2, 0])).tolist()
     [[True, True, True], [True, False, False]]
     """
-    downs_left = np.ascontiguousarray(downs_left, dtype=np.int8)
-    legal = np.empty((downs_left.shape[0], 3), dtype=np.bool_)
-    _legal_kernel(downs_left, legal)
-    return legal
-
-
-@njit(cache=True, nogil=True)
-def _legal_kernel(downs_left, legal):
-    for i in range(downs_left.shape[0]):
-        ok = downs_left[i] > 0
-        legal[i, 0] = True
-        legal[i, 1] = ok
-        legal[i, 2] = ok
+    return _seat_legal(np.ascontiguousarray(downs_left, dtype=np.int8)[:, None], 0)
 
 
 @njit(cache=True, nogil=True)
 def _seat_legal(downs_left, p):
-    """:func:`exchange_legal` of seat ``p``'s column of ``downs_left`` (n, P), read in place."""
+    """:func:`exchange_legal` of seat ``p``'s column of ``downs_left`` (n, P), read in place
+    (the play reads every seat's column of the shared array; no copy)."""
     legal = np.empty((downs_left.shape[0], 3), np.bool_)
     for i in range(downs_left.shape[0]):
         ok = downs_left[i, p] > 0
