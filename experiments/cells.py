@@ -40,7 +40,7 @@ def configure(executor=None, workers=None, scheduler=None) -> None:
 
 def configure_from(args) -> None:
     """:func:`configure` from parsed :func:`add_arguments` options."""
-    configure(getattr(args, "executor", None), getattr(args, "workers", None), getattr(args, "scheduler", None))
+    configure(args.executor, args.workers, args.scheduler)
 
 
 def batched() -> bool:
