@@ -23,7 +23,7 @@ MAX_ROWS = 1 << 15  # continuations played at once: bounds memory
 
 def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | None = None):
     """Build a rollout strategy for ``variant``'s ``decision``."""
-    from simcore.engine import deal_block, play_block
+    from simcore.engine import Table, deal_block, play_tables
 
     try:
         k = int(k)
@@ -58,17 +58,19 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
             f_rep = {key: np.repeat(v[lo:hi], k) for key, v in forced.items()}
             seeds = rng.integers(0, 2**63, size=n_players)
             first_legal = np.argmax(legal[lo:hi], axis=1)
-            for a in range(n_actions):
-                ok = legal[lo:hi, a]
-                if not ok.any():
-                    continue
+            tried = [a for a in range(n_actions) if legal[lo:hi, a].any()]
+            tables = []
+            for a in tried:
                 # Where a is illegal, play any legal action; that row's value is discarded.
                 f = dict(f_rep)
-                f[key] = np.repeat(np.where(ok, a, first_legal), k)
+                f[key] = np.repeat(np.where(legal[lo:hi, a], a, first_legal), k)
+                # the same streams under every action (common random numbers)
                 rngs = [np.random.Generator(np.random.PCG64(int(s))) for s in seeds]
-                out = play_block(variant, cards, n_players, lu, rngs, f, chance)
+                tables.append(Table(variant, n_players, lu, rngs, f, chance))
+            # one call: the variant may play once what the actions have in common
+            for a, out in zip(tried, play_tables(variant, cards, tables)):
                 mean = out.payoffs[:, seat].reshape(hi - lo, k).mean(axis=1)
-                values[lo:hi, a] = np.where(ok, mean, -np.inf)
+                values[lo:hi, a] = np.where(legal[lo:hi, a], mean, -np.inf)
         return np.argmax(values, axis=1)
 
     rollout.k = k

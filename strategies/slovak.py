@@ -303,6 +303,110 @@ def _decide(up, board, in_sight, legal, seat, policy, second):
     return out
 
 
+@njit(cache=True, nogil=True)
+def ruled_exchanges(cards, codes, forced, up, record, actions, same):
+    """Both exchanges of a block under A alternatives (tables that differ in their
+    policies or forced actions) when every seat decides by one of this module's
+    rules (its policies' ``exchange_rule``): the actions the play decision by
+    decision gives, with no strategy called between them.
+
+    ``cards`` (n, 4P + 5) the dealt slots; ``codes`` (A, 2, P) each seat's
+    policy code per exchange; ``forced`` (A, 2, P, n) an action or -1; ``up``
+    (A, n, P, 2) the face-up cards as dealt, changed in place to the cards at
+    the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action.
+    ``same`` (A, P) is set where a seat ends with the cards it ends with under
+    alternative 0 because it was not played again (its showdown value is then
+    alternative 0's). That is so when no seat reads more than its own cards
+    and the flop (the rules before ``live-outs``) and the seat's codes and
+    forced actions are those of alternative 0: nothing it decides can then
+    differ. Returns the first row with an illegal forced action (the caller
+    replays the block decision by decision for the error), else -1.
+    """
+    A, P, n = codes.shape[0], codes.shape[2], cards.shape[0]
+    own_only = True
+    for x in codes.ravel():
+        own_only &= x < _LIVE_OUTS
+    board = np.ascontiguousarray(cards[:, 4 * P: 4 * P + 3])
+    play = np.ones(P, np.bool_)
+    for a in range(A):
+        for p in range(P):
+            alike = a == 0 or (own_only and codes[a, 0, p] == codes[0, 0, p] and codes[a, 1, p] == codes[0, 1, p])
+            for r in range(2):
+                for i in range(n):
+                    if not alike:
+                        break
+                    alike = forced[a, r, p, i] == forced[0, r, p, i]
+            same[a, p] = alike
+            play[p] = a == 0 or not alike
+            if record and not play[p]:
+                actions[a, :, p] = actions[0, :, p]
+        # a seat not played keeps its dealt cards in up[a]: its value is alternative 0's
+        bad = _exchange_rounds(cards, board, codes[a], forced[a], up[a], play, not own_only, record, actions[a])
+        if bad >= 0:
+            return bad
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _exchange_rounds(cards, board, codes, forced, up, play, live, record, actions):
+    """:func:`ruled_exchanges` of one alternative, for the seats in ``play`` (the
+    others untouched: they must be seats nobody else's rule reads). Seat by
+    seat, each decided over every row by :func:`_decide` (as the policies
+    are), so that each sees the exchanges of the seats before it. The cards in
+    sight are kept only with ``live`` (a rule that reads them)."""
+    n, P = up.shape[0], up.shape[1]
+    in_sight = np.zeros(n if live else 1, np.uint64)
+    for i in range(n if live else 0):
+        s = np.uint64(0)
+        for p in range(P):
+            s |= _bit(up[i, p, 0]) | _bit(up[i, p, 1])
+        in_sight[i] = s
+    downs = np.full((n, P), 2, np.int8)
+    legal = np.ones((n, 3), np.bool_)
+    for r in range(2):
+        for p in range(P):
+            if not play[p]:
+                continue
+            for i in range(n):
+                ok = downs[i, p] > 0
+                legal[i, 1] = ok
+                legal[i, 2] = ok
+            code = codes[r, p]
+            if code == _NEVER:
+                acts = np.zeros(n, np.int64)
+            else:
+                acts = _decide(up, board, in_sight, legal, p, code, r == 1)
+            for i in range(n):
+                f = np.int64(forced[r, p, i])
+                if f >= 0:
+                    if f > MUCK1 or not legal[i, f]:
+                        return i
+                    acts[i] = f
+                if record:
+                    actions[r, p, i] = acts[i]
+            _apply_exchanges(cards, p, acts, up, downs, in_sight, live)
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _apply_exchanges(cards, p, acts, up, downs, in_sight, live):
+    """Seat ``p``'s exchanges, branch-free (whether a row exchanges is a coin flip
+    to the branch predictor: the branching loop took 3x as long): a decline
+    writes back the card it reads."""
+    for i in range(acts.shape[0]):
+        a = acts[i]
+        ex = np.int64(a > 0)
+        left = np.int64(downs[i, p])
+        # down0, then down1; with no face-down card left (a decline) a slot of the
+        # next seat or the board, read and never used
+        turned = cards[i, np.uint64(4 * p + 4 - left)]
+        pos = np.uint64(a - ex)  # a decline reads and rewrites card 0
+        up[i, p, pos] = turned if ex else up[i, p, pos]
+        if live:
+            in_sight[i] |= _bit(turned) & (np.uint64(0) - np.uint64(ex))
+        downs[i, p] = left - ex
+
+
 def _policy(code):
     def strategy(obs, rng):
         legal = obs["legal"]
@@ -314,6 +418,8 @@ def _policy(code):
         return _decide(obs["up"], obs["board"], in_sight, legal, int(obs["seat"]), code,
                        obs["decision"] == "exchange2")
 
+    # the play may apply the rule itself, in one kernel for every seat (see ruled_exchanges)
+    strategy.exchange_rule = (code, ruled_exchanges)
     return strategy
 
 

@@ -140,10 +140,15 @@ def test_showdown_matches_the_evaluator_on_seven_cards():
     cards = deal(V.known_slots(P), n, np.random.default_rng(12))
     up = cards[:, : 4 * P].reshape(n, P, 4)[:, :, 1:3].copy()
     values = np.empty((n, P), np.int32)
-    _showdown_values(up, cards, values)
+    _showdown_values(up, cards, values, np.ones(P, np.bool_))
     for p in range(P):
         seven = np.concatenate([up[:, p], cards[:, 4 * P:]], axis=1)
         assert (values[:, p] == evaluate_hands(seven, threads=1)).all()
+    # only the seats asked for: the other columns are left as they are
+    some = np.full((n, P), -7, np.int32)
+    seats = np.arange(P) % 3 == 1
+    _showdown_values(up, cards, some, seats)
+    assert (some[:, seats] == values[:, seats]).all() and (some[:, ~seats] == -7).all()
 
 
 def test_ties_split_the_pot():

@@ -66,12 +66,18 @@ def play_block(variant: Variant, cards: np.ndarray, n_players: int, lineup, rngs
     chance : (n, k) uint32 chance draws (see :func:`deal_block`).
     record : also return every decision's actions in ``outcome.actions``.
     """
-    table = Table(variant, n_players, lineup, rngs, forced or {}, chance, record)
-    out = variant.play(cards, n_players, table)
-    out.unit, out.total = variant.payoff_unit, variant.payoff_total
-    if record:
-        out.actions = table.actions
-    return out
+    return play_tables(variant, cards, [Table(variant, n_players, lineup, rngs, forced or {}, chance, record)])[0]
+
+
+def play_tables(variant: Variant, cards: np.ndarray, tables: list[Table]) -> list[Outcome]:
+    """Play a dealt block to the showdown once per table (alternatives of a comparison
+    or a rollout; see :meth:`Variant.play_alternatives`), one Outcome each."""
+    outs = variant.play_alternatives(cards, tables[0].n_players, tables)
+    for out, table in zip(outs, tables):
+        out.unit, out.total = variant.payoff_unit, variant.payoff_total
+        if table.record:
+            out.actions = table.actions
+    return outs
 
 
 def seat_streams(seeds, n_players: int) -> list[np.random.Generator]:
@@ -102,15 +108,12 @@ class Job:
     def play(self, cards, chance, seeds) -> list[Outcome]:
         """Every alternative played on the same dealt block."""
         n = cards.shape[0]
-        outcomes = []
-        for lineup, forced in zip(self.lineups, self.forced):
-            # Fresh streams per alternative: the field draws the same numbers
-            # under every alternative (common random numbers).
-            rngs = seat_streams(seeds, self.n_players)
-            f = {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}
-            outcomes.append(play_block(self.variant, cards, self.n_players, lineup, rngs, f, chance,
-                                       self.record))
-        return outcomes
+        # Fresh streams per alternative: the field draws the same numbers
+        # under every alternative (common random numbers).
+        return play_tables(self.variant, cards, [
+            Table(self.variant, self.n_players, lineup, seat_streams(seeds, self.n_players),
+                  {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}, chance, self.record)
+            for lineup, forced in zip(self.lineups, self.forced)])
 
     def run_block(self, b: int, n: int) -> list[Outcome]:
         return self.play(*self.deal(b, n))

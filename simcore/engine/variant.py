@@ -349,6 +349,13 @@ class Variant:
         """Play a block of deals (n, n_slots) to the showdown."""
         raise NotImplementedError
 
+    def play_alternatives(self, cards: np.ndarray, n_players: int, tables: list) -> list[Outcome]:
+        """Play the same block once per table (alternatives: tables that differ in their
+        strategies or forced actions, as a comparison or a rollout plays them), one
+        Outcome each, exactly as :meth:`play` would. The default plays them one after
+        another; a variant may share the work the tables have in common."""
+        return [self.play(cards, n_players, t) for t in tables]
+
     def known_slots(self, n_players: int, hand=None, board=None, seat: int = 0, **fields) -> np.ndarray:
         """Slots (n_slots,) int8 with the given cards fixed and -1 elsewhere."""
         raise NotImplementedError

@@ -80,8 +80,9 @@ def _seat_legal(downs_left, p):
 
 
 @njit(cache=True, nogil=True)
-def _showdown_values(up, cards, values):
-    """Hand values (n, P): best five of each seat's two face-up cards and the board.
+def _showdown_values(up, cards, values, seats):
+    """Hand values (n, P): best five of each seat's two face-up cards and the board,
+    for the seats where ``seats`` (P,) is true (the other columns are left as they are).
 
     The board's key is summed once per deal and each seat adds its two cards
     (the evaluator's own keys and value function, so values match
@@ -94,6 +95,8 @@ def _showdown_values(up, cards, values):
         for j in range(4 * P, 4 * P + 5):
             bkey += CARD_KEY[np.uint8(cards[i, j])]
         for p in range(P):
+            if not seats[p]:
+                continue
             a, b = up[i, p, 0], up[i, p, 1]
             key = bkey + CARD_KEY[np.uint8(a)] + CARD_KEY[np.uint8(b)]
             if key & FLUSH_FLAGS:
@@ -137,6 +140,71 @@ def _exchange_kernel(cards, p, actions, up, downs_left, mucked, n_mucked, in_sig
             up[i, p, pos] = turned
             in_sight[i] |= np.uint64(1) << np.uint64(turned)
             downs_left[i, p] = left - 1
+
+
+def _exchange_rules(table, P):
+    """The seats' rule codes (2, P) int8 and the kernel that applies them, when every
+    seat's strategy for both exchanges declares an ``exchange_rule``
+    ``(code, kernel)`` with one kernel; else None."""
+    codes = np.empty((2, P), np.int8)
+    kernel = None
+    for r, decision in enumerate(_ROUNDS):
+        for p in range(P):
+            entry = table.strategies[p].get(decision)
+            rule = getattr(entry[1], "exchange_rule", None) if entry is not None else None
+            if rule is None or (kernel is not None and rule[1] is not kernel):
+                return None
+            codes[r, p], kernel = rule
+    return codes, kernel
+
+
+def _play_ruled(cards, P, tables):
+    """:meth:`SlovakDoubleBarrel.play_alternatives` when every seat of every table
+    exchanges by a rule that one kernel of the strategies' module applies
+    (``strategies.slovak``'s policies declare one): no observation is built and
+    no strategy called, since none would look at more than the kernel reads,
+    and a seat that the kernel finds plays alike under every table is played and
+    evaluated once. Forced actions are applied and the actions recorded as
+    :meth:`Table.act` does. None when a seat has no such rule, or when a forced
+    action is illegal (the play decision by decision then raises the error it
+    always gives)."""
+    rules = [_exchange_rules(t, P) for t in tables]
+    if any(r is None for r in rules) or len({id(r[1]) for r in rules}) > 1:
+        return None
+    kernel = rules[0][1]
+    A, n = len(tables), cards.shape[0]
+    codes = np.stack([r[0] for r in rules])
+    forced = np.full((A, 2, P, n), -1, np.int8)
+    for a, t in enumerate(tables):
+        for r, decision in enumerate(_ROUNDS):
+            for p in range(P):
+                f = t.forced.get((p, decision, 0))
+                if f is None:
+                    f = t.forced.get((p, decision))
+                if f is not None:
+                    if np.max(f) > MUCK1:  # not an action: the decision path names it
+                        return None
+                    forced[a, r, p] = f
+    up = np.empty((A, n, P, 2), np.int8)
+    _split_deal(cards, P, up[0], np.empty((n, 3), np.int8), np.empty(n, np.uint64))
+    up[1:] = up[0]
+    record = any(t.record for t in tables)
+    actions = np.empty((A, 2, P, n) if record else (A, 1, 1, 1), np.int64)
+    same = np.empty((A, P), np.bool_)
+    if kernel(cards, codes, forced, up, record, actions, same) >= 0:
+        return None
+    values = np.empty((A, n, P), np.int32)
+    outcomes = []
+    for a, t in enumerate(tables):
+        if a:
+            values[a] = values[0]
+        _showdown_values(up[a], cards, values[a], ~same[a] if a else same[a])
+        if t.record:
+            for r, decision in enumerate(_ROUNDS):
+                for p in range(P):
+                    t.actions[(p, decision, 0)] = actions[a, r, p]
+        outcomes.append(Outcome.from_values(values[a]))
+    return outcomes
 
 
 def _decision(name: str, when: str) -> Decision:
@@ -227,6 +295,9 @@ class SlovakDoubleBarrel(Variant):
         P = n_players
         n = cards.shape[0]
         cards = np.ascontiguousarray(cards)
+        ruled = _play_ruled(cards, P, [table])
+        if ruled is not None:
+            return ruled[0]
         # What the strategies see changes seat by seat; SharedState shows it
         # read-only and copies an array only if a strategy kept a view of it.
         up = np.empty((n, P, 2), np.int8)
@@ -261,8 +332,15 @@ class SlovakDoubleBarrel(Variant):
                                  st["in_sight"])
             round1 = seen["history"]
         values = np.empty((n, P), np.int32)
-        _showdown_values(st["up"], cards, values)
+        _showdown_values(st["up"], cards, values, np.ones(P, np.bool_))
         return Outcome.from_values(values)
+
+    def play_alternatives(self, cards, n_players, tables):
+        """Every table on the same block; with rule policies throughout, in one kernel
+        that plays once what the tables have in common (see :func:`_play_ruled`)."""
+        cards = np.ascontiguousarray(cards)
+        ruled = _play_ruled(cards, n_players, tables)
+        return ruled if ruled is not None else [self.play(cards, n_players, t) for t in tables]
 
     # -- rollouts ----------------------------------------------------------------
     def situation(self, decision, obs, n_players):
