@@ -518,7 +518,8 @@ def main(argv=None) -> int:
     p.add_argument("--agree", type=int, default=20_000, help="deals whose every action is compared")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--rollout-deals", type=int, default=20_000)
+    p.add_argument("--rollout-deals", type=int, default=131_072,
+                   help="deals per rollout timing (whole blocks of 16,384, the same number per thread)")
     args = p.parse_args(argv)
     failures = 0
     with registered_references():
@@ -540,12 +541,21 @@ def main(argv=None) -> int:
                                                                          else "NOT met"))
             print(f"{label:<38}{old[0]:>11,.0f} [{old[1]:>9,.0f}]{new[0]:>12,.0f} [{new[1]:>10,.0f}]"
                   f"{new[1] / old[1]:>9.1f}x{met:>16}{differ:>12} of {total:,}")
-        spec = "exchange1=rollout:8:made-or-draw"
-        rate("slovak", spec, 2_000, 1, hero_only=True)
-        r = best_rates({"new": lambda: rate("slovak", spec, args.rollout_deals, args.threads,
-                                            hero_only=True)}, args.repeat)["new"]
-        print(f"{'Slovak rollout:8:made-or-draw hero':<38}{'':>22}{r[0]:>12,.0f} [{r[1]:>10,.0f}]{'':>10}"
-              f"{'>=0.4 M ' + ('met' if r[0] >= 4e5 else 'NOT met'):>16}")
+        # The rollout hero (the field: the default, never), its continuations played with
+        # the policies as they are and as they were (decision by decision).
+        spec, old = "exchange1=rollout:8:made-or-draw", "exchange1=rollout:8:old-made-or-draw"
+        for s in (spec, old):
+            rate("slovak", s, 2_000, 1, hero_only=True)
+        rates = best_rates({
+            "old": lambda: rate("slovak", old, args.rollout_deals // 4, args.threads, hero_only=True),
+            "new": lambda: rate("slovak", spec, args.rollout_deals, args.threads, hero_only=True),
+        }, args.repeat)
+        differ, total = actions_disagreeing("slovak", PLAYERS, spec, old, 4_096, 7, hero_only=True)
+        failures += differ > 0
+        o, r = rates["old"], rates["new"]
+        print(f"{'Slovak rollout:8:made-or-draw hero':<38}{o[0]:>11,.0f} [{o[1]:>9,.0f}]{r[0]:>12,.0f} "
+              f"[{r[1]:>10,.0f}]{r[1] / o[1]:>9.1f}x{'>=0.4 M ' + ('met' if r[0] >= 4e5 else 'NOT met'):>16}"
+              f"{differ:>12} of {total:,}")
     ev = evaluator_rates(2_000_000, 3 * args.repeat)
     print("\nevaluate_hands, 7 cards, 1 thread (CPU time), hands/s:")
     for k, v in ev.items():

@@ -313,7 +313,7 @@ def ruled_exchanges(cards, codes, forced, up, record, actions, same):
     ``cards`` (n, 4P + 5) the dealt slots; ``codes`` (A, 2, P) each seat's
     policy code per exchange; ``forced`` (A, 2, P, n) an action or -1; ``up``
     (A, n, P, 2) the face-up cards as dealt, changed in place to the cards at
-    the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action.
+    the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action (else (A, 2, P, 1), unused).
     ``same`` (A, P) is set where a seat ends with the cards it ends with under
     alternative 0 because it was not played again (its showdown value is then
     alternative 0's). That is so when no seat reads more than its own cards
@@ -376,27 +376,30 @@ def _exchange_rounds(cards, board, codes, forced, up, play, live, record, action
                 acts = np.zeros(n, np.int64)
             else:
                 acts = _decide(up, board, in_sight, legal, p, code, r == 1)
-            for i in range(n):
-                f = np.int64(forced[r, p, i])
-                if f >= 0:
-                    if f > MUCK1 or not legal[i, f]:
-                        return i
-                    acts[i] = f
-                if record:
-                    actions[r, p, i] = acts[i]
-            _apply_exchanges(cards, p, acts, up, downs, in_sight, live)
+            bad = _apply_exchanges(cards, p, acts, forced[r, p], up, downs, in_sight, live, record, actions[r, p])
+            if bad >= 0:
+                return bad
     return -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _apply_exchanges(cards, p, acts, up, downs, in_sight, live):
-    """Seat ``p``'s exchanges, branch-free (whether a row exchanges is a coin flip
-    to the branch predictor: the branching loop took 3x as long): a decline
-    writes back the card it reads."""
+def _apply_exchanges(cards, p, acts, forced, up, downs, in_sight, live, record, recorded):
+    """Seat ``p``'s exchanges: the forced action where there is one (returns the
+    first row where it is illegal, else -1), recorded with ``record``; applied
+    branch-free (whether a row exchanges is a coin flip to the branch
+    predictor: the branching loop took 3x as long): a decline writes back the
+    card it reads."""
     for i in range(acts.shape[0]):
         a = acts[i]
-        ex = np.int64(a > 0)
         left = np.int64(downs[i, p])
+        f = np.int64(forced[i])
+        if f >= 0:
+            if f > MUCK1 or (f > 0 and left == 0):
+                return i
+            a = f
+        if record:
+            recorded[i] = a
+        ex = np.int64(a > 0)
         # down0, then down1; with no face-down card left (a decline) a slot of the
         # next seat or the board, read and never used
         turned = cards[i, np.uint64(4 * p + 4 - left)]
@@ -405,6 +408,7 @@ def _apply_exchanges(cards, p, acts, up, downs, in_sight, live):
         if live:
             in_sight[i] |= _bit(turned) & (np.uint64(0) - np.uint64(ex))
         downs[i, p] = left - ex
+    return -1
 
 
 def _policy(code):

@@ -104,7 +104,7 @@ def test_seats_that_play_alike_are_played_once():
     forced = np.full((2, 2, P, n), -1, np.int8)
     forced[1, 0, 2] = 1
     same = np.empty((2, P), np.bool_)
-    actions = np.empty((2, 1, 1, 1), np.int64)
+    actions = np.empty((2, 2, P, 1), np.int64)
     codes = np.full((2, 2, P), 3, np.int8)  # made-or-draw
     assert T.ruled_exchanges(cards, codes, forced, up.copy(), False, actions, same) == -1
     assert same.tolist() == [[True] * P, [True, True, False, True]]

@@ -63,43 +63,48 @@ def _remaining(known, deck):
     return m
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _deal_two_rows(known, base, m, rand, out, i, da, db):
+    """Rows ``i`` and ``i + 1`` dealt from the same ``m`` remaining cards ``base``, each
+    from its own deck (``da``, ``db``), so that the CPU overlaps two independent
+    chains of swaps (measured 1.3x over one row at a time); each row gets exactly
+    the cards :func:`_deal_row` would give it."""
+    for c in range(52):  # a plain loop: a slice copy costs a call per row
+        da[c] = base[c]
+        db[c] = base[c]
+    mm = np.uint64(m)
+    t = np.uint64(0)
+    for j in range(out.shape[1]):
+        if known[j] >= 0:
+            out[i, j] = known[j]
+            out[i + 1, j] = known[j]
+        else:
+            left = mm - t
+            ka = t + ((np.uint64(rand[i, j]) * left) >> np.uint64(32))
+            kb = t + ((np.uint64(rand[i + 1, j]) * left) >> np.uint64(32))
+            ca = da[ka]
+            cb = db[kb]
+            da[ka] = da[t]
+            db[kb] = db[t]
+            da[t] = ca
+            db[t] = cb
+            out[i, j] = ca
+            out[i + 1, j] = cb
+            t += np.uint64(1)
+
+
 @njit(cache=True, nogil=True)
 def _deal_same_known(known, rand, out):
-    """Every row has the same fixed cards: the remaining deck is built once.
-
-    Rows are dealt two at a time, each from its own deck, so that the CPU
-    overlaps two independent chains of swaps (measured 1.3x over one row at a
-    time); every row gets exactly the cards :func:`_deal_row` would give it.
-    """
+    """Every row has the same fixed cards: the remaining deck is built once, and
+    rows are dealt two at a time (:func:`_deal_two_rows`)."""
     base = np.empty(52, np.int8)
     m = _remaining(known, base)
     da = np.empty(52, np.int8)
     db = np.empty(52, np.int8)
-    n, s = out.shape
-    mm = np.uint64(m)
+    n = out.shape[0]
     i = 0
     while i + 1 < n:
-        for c in range(52):  # a plain loop: a slice copy costs a call per row
-            da[c] = base[c]
-            db[c] = base[c]
-        t = np.uint64(0)
-        for j in range(s):
-            if known[j] >= 0:
-                out[i, j] = known[j]
-                out[i + 1, j] = known[j]
-            else:
-                left = mm - t
-                ka = t + ((np.uint64(rand[i, j]) * left) >> np.uint64(32))
-                kb = t + ((np.uint64(rand[i + 1, j]) * left) >> np.uint64(32))
-                ca = da[ka]
-                cb = db[kb]
-                da[ka] = da[t]
-                db[kb] = db[t]
-                da[t] = ca
-                db[t] = cb
-                out[i, j] = ca
-                out[i + 1, j] = cb
-                t += np.uint64(1)
+        _deal_two_rows(known, base, m, rand, out, i, da, db)
         i += 2
     if i < n:
         for c in range(52):
@@ -122,18 +127,22 @@ def _deal_repeated(known, k, rand, out):
 
     The rows :func:`_deal_kernel` gives ``known`` repeated ``k`` times, with the
     remaining deck built once per known row (rollouts: K continuations of
-    each situation). Unsigned positions: no negative-index checks.
+    each situation) and the repeats dealt two at a time (:func:`_deal_two_rows`).
     """
     base = np.empty(52, np.int8)
-    deck = np.empty(52, np.int8)
-    row = np.uint64(0)
+    da = np.empty(52, np.int8)
+    db = np.empty(52, np.int8)
+    row = 0
     for i in range(known.shape[0]):
         m = _remaining(known[i], base)
-        for _ in range(k):
+        for _ in range(k // 2):
+            _deal_two_rows(known[i], base, m, rand, out, row, da, db)
+            row += 2
+        if k % 2:
             for c in range(52):
-                deck[c] = base[c]
-            _deal_row(known[i], deck, m, rand, out, row)
-            row += np.uint64(1)
+                da[c] = base[c]
+            _deal_row(known[i], da, m, rand, out, row)
+            row += 1
 
 
 def check_known(known: np.ndarray, what: str = "known cards") -> None:

@@ -189,7 +189,7 @@ def _play_ruled(cards, P, tables):
     _split_deal(cards, P, up[0], np.empty((n, 3), np.int8), np.empty(n, np.uint64))
     up[1:] = up[0]
     record = any(t.record for t in tables)
-    actions = np.empty((A, 2, P, n) if record else (A, 1, 1, 1), np.int64)
+    actions = np.empty((A, 2, P, n if record else 1), np.int64)
     same = np.empty((A, P), np.bool_)
     if kernel(cards, codes, forced, up, record, actions, same) >= 0:
         return None
