@@ -367,7 +367,7 @@ def _exchange_rounds(cards, board, codes, forced, up, play, live, record, action
         for p in range(P):
             if not play[p]:
                 continue
-            for i in range(n):
+            for i in range(n if r == 1 else 0):  # at the first exchange every seat holds two
                 ok = downs[i, p] > 0
                 legal[i, 1] = ok
                 legal[i, 2] = ok
