@@ -485,3 +485,9 @@ def test_dealing_a_known_row_k_times_gives_the_rows_of_the_repeated_known():
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="200 rows"):
         deal(known, 1000, np.random.default_rng(5), repeat=3)
+
+
+def test_a_deal_of_more_slots_than_cards_is_refused():
+    # (a Job built by hand for too many players reached the kernel, which then read past the deck)
+    with pytest.raises(ValueError, match="75 slots"):
+        deal(np.full(75, -1, np.int8), 10, np.random.default_rng(0))

@@ -190,6 +190,8 @@ def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator, repeat: int 
     """
     known = np.asarray(known, dtype=np.int8)
     n_slots = known.shape[-1]
+    if n_slots > 52:
+        raise ValueError(f"a deal of {n_slots} slots needs more cards than the deck's 52")
     out = np.empty((n_deals, n_slots), dtype=np.int8)
     # Raw 64-bit draws split into two uint32 each: the cheapest way to the bits.
     raw = rng.bit_generator.random_raw((n_deals * n_slots + 1) // 2)
