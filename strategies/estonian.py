@@ -34,7 +34,7 @@ from .features import (
     argmin_lowest_card, bit_count, flush_status, lowest_card_rows, lowest_card_within,
     mark_cards, straight_draw, unseen_cards,
 )
-from .registry import register
+from .registry import policies, register
 
 V = "estonian"
 
@@ -746,3 +746,12 @@ def discard_lowest(obs, rng):
 def discard_received(obs, rng):
     """Always discard the card received from the right, keeping the two dealt cards."""
     return np.full(len(obs["hand"]), 2, dtype=np.int64)
+
+
+# Every policy above answers from its observation alone (no random stream, no
+# state): a game may ask it once for alternatives that show it the same thing
+# (EstonianTwist.play_alternatives: a rollout's or a comparison's tables).
+for _decision in ("pass", "discard"):
+    for _entry in policies(V, _decision).values():
+        if _entry.function is not None and _entry.function.__module__ == __name__:
+            _entry.function.pure = True

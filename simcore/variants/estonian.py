@@ -73,9 +73,14 @@ def _apply_passes(cards, passes, n_players):
 
 
 @njit(cache=True, nogil=True)
-def _showdown(cards, held, discards, n_players):
-    """Pot shares (n, P) and final categories (n, P) from held cards and discards."""
-    n = cards.shape[0]
+def _showdown(cards, held, discards, values, seats):
+    """Pot shares (n, P) and final categories (n, P) from held cards and discards.
+
+    ``values`` (n, P) int32 gets every seat's hand value; those of the seats
+    where ``seats`` (P,) is false must be in it already (an alternative's
+    seats that hold what they hold under another).
+    """
+    n, n_players = values.shape
     b = 3 * n_players
     bkey = np.empty(n, np.uint64)
     for i in range(n):
@@ -83,12 +88,11 @@ def _showdown(cards, held, discards, n_players):
         for j in range(5):
             key += CARD_KEY[np.uint8(cards[i, b + j])]
         bkey[i] = key
-    values = np.empty((n, n_players), np.int32)
     # Seat by seat, so that every array is read in order. The first pass is
     # branch-free (it vectorises): the non-flush value, the sign bit marking a
     # flush, which the second pass values exactly (about 3% of seven cards).
     for p in range(n_players):
-        for i in range(n):
+        for i in range(n if seats[p] else 0):
             d = discards[p, i]
             # uint8 card indices: numba checks signed ones for wrap-around
             key = (bkey[i] + CARD_KEY[np.uint8(held[p, i, 1 if d == 0 else 0])]
@@ -247,26 +251,107 @@ class EstonianTwist(Variant):
 
     # -- play ---------------------------------------------------------------------
     def play(self, cards, n_players, table):
+        return self.play_alternatives(cards, n_players, [table])[0]
+
+    def play_alternatives(self, cards, n_players, tables):
+        """Every table on the same block, asking a seat once for the tables that would
+        ask it the same thing.
+
+        A seat's pass is the same under two tables when its policy is the same
+        *pure* function (``pure`` attribute: its actions depend on its
+        observation alone, not on its random stream or on earlier calls) with
+        the same forced actions: every seat sees the same dealt cards. Its
+        discard also needs the same observation: its own pass and its right
+        neighbour's the same. Its hand value is table 0's when its pass, its
+        right neighbour's and its discard are. So a rollout of the hero's pass
+        replays the hero and its left neighbour, one of its discard the hero
+        alone.
+        """
+        P, A = n_players, len(tables)
         n = cards.shape[0]
         cards = np.ascontiguousarray(cards)
-        hands, flop = _split_deal(cards, n_players)
+        hands, flop = _split_deal(cards, P)
         legal = np.ones((n, 3), dtype=np.bool_)
         # Observations are read-only: a strategy cannot change what others see.
         for a in (hands, flop, legal):
             a.flags.writeable = False
-        passes = np.empty((n_players, n), dtype=np.int64)
-        for p in range(n_players):
-            passes[p] = table.act(p, PASS, {"hand": hands[p], "flop": flop, "legal": legal})
-        held, passed = _apply_passes(cards, passes, n_players)
-        held.flags.writeable = False
-        passed.flags.writeable = False
-        discards = np.empty((n_players, n), dtype=np.int64)
-        for p in range(n_players):
-            discards[p] = table.act(
-                p, DISCARD, {"hand": held[p], "flop": flop, "passed": passed[p], "legal": legal}
-            )
-        shares, cats = _showdown(cards, held, discards, n_players)
-        return Outcome.from_pot_shares(shares, cats)
+        # passes[a][p], discards[a][p]: (n,) int64; a seat asked once for several tables
+        # holds the same array in each (so alike answers are found by identity)
+        passes = [[None] * P for _ in range(A)]
+        pass_rows = np.empty((A, P, n), np.int64)  # the same, one array per table for the kernels
+        for p in range(P):
+            for a, t in enumerate(tables):
+                b = _asked_before(tables, a, p, PASS, lambda b: True)
+                passes[a][p] = (t.act(p, PASS, {"hand": hands[p], "flop": flop, "legal": legal}) if b is None
+                                else _take_answer(t, p, PASS, passes[b][p]))
+                pass_rows[a, p] = passes[a][p]
+
+        def alike(a, b, p):  # seat p passes alike under tables a and b
+            return passes[a][p] is passes[b][p] or np.array_equal(passes[a][p], passes[b][p])
+
+        right = [(p - 1) % P for p in range(P)]
+        held, passed = [], []
+        for a in range(A):
+            h, x = _apply_passes(cards, pass_rows[a], P)
+            h.flags.writeable = False
+            x.flags.writeable = False
+            held.append(h)
+            passed.append(x)
+        discards = [[None] * P for _ in range(A)]
+        discard_rows = np.empty((A, P, n), np.int64)
+        for p in range(P):
+            for a, t in enumerate(tables):
+                b = _asked_before(tables, a, p, DISCARD, lambda b: alike(a, b, p) and alike(a, b, right[p]))
+                discards[a][p] = (t.act(p, DISCARD, {"hand": held[a][p], "flop": flop, "passed": passed[a][p],
+                                                     "legal": legal}) if b is None
+                                  else _take_answer(t, p, DISCARD, discards[b][p]))
+                discard_rows[a, p] = discards[a][p]
+        outcomes = []
+        values = np.empty((A, n, P), np.int32)
+        for a in range(A):
+            seats = np.ones(P, np.bool_)
+            if a:
+                values[a] = values[0]
+                seats = np.array([not (alike(a, 0, p) and alike(a, 0, right[p])
+                                       and (discards[a][p] is discards[0][p]
+                                            or np.array_equal(discards[a][p], discards[0][p])))
+                                  for p in range(P)])
+            shares, cats = _showdown(cards, held[a], discard_rows[a], values[a], seats)
+            outcomes.append(Outcome.from_pot_shares(shares, cats))
+        return outcomes
+
+
+def _forced(table, seat, decision):
+    f = table.forced.get((seat, decision, 0))
+    return table.forced.get((seat, decision)) if f is None else f
+
+
+def _asked_before(tables, a, seat, decision, same_view):
+    """An earlier table whose answer for ``seat``'s ``decision`` is table ``a``'s, or None.
+
+    That holds when both ask the same pure function (see
+    :meth:`EstonianTwist.play_alternatives`) with the same forced actions
+    and ``same_view(b)``: the seat sees the same under both.
+    """
+    fn = tables[a].strategies[seat][decision][1]
+    if not getattr(fn, "pure", False):
+        return None
+    forced = _forced(tables[a], seat, decision)
+    for b in range(a):
+        other = _forced(tables[b], seat, decision)
+        if (tables[b].strategies[seat][decision][1] is fn and same_view(b)
+                and (other is forced or (other is not None and forced is not None
+                                         and np.array_equal(other, forced)))):
+            return b
+    return None
+
+
+def _take_answer(table, seat, decision, answer):
+    """Another table's ``answer`` as this table's actions for ``seat``'s ``decision``
+    (recorded as :meth:`Table.act` records them)."""
+    if table.record:
+        table.actions[(seat, decision, 0)] = answer
+    return answer
 
 
 def _seat_slots(seat: int) -> list[int]:
