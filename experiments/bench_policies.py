@@ -430,8 +430,9 @@ def old_spec(spec: str) -> str:
 
 
 def actions_disagreeing(variant: str, n_players: int, spec_a, spec_b, n: int, seed: int,
-                        hero_only: bool = False) -> tuple[int, int]:
-    """(decisions that differ, decisions compared) when lineups a and b play one block."""
+                        hero_only: bool = False, context_b=contextlib.nullcontext) -> tuple[int, int]:
+    """(decisions that differ, decisions compared) when lineups a and b (b inside
+    ``context_b()``) play one block."""
     from simcore.engine import deal_block, play_block, seat_streams
     from simcore.variants import get_variant
     from strategies import lineup
@@ -441,12 +442,56 @@ def actions_disagreeing(variant: str, n_players: int, spec_a, spec_b, n: int, se
     rng = np.random.default_rng(seed)
     cards, chance = deal_block(v, known, n, n_players, rng)
     acts = []
-    for spec in (spec_a, spec_b):
+    for spec, context in ((spec_a, contextlib.nullcontext), (spec_b, context_b)):
         lu = lineup(v, n_players, spec, None if hero_only else spec)
         rngs = seat_streams(np.random.SeedSequence(seed).generate_state(n_players + 1), n_players)
-        acts.append(play_block(v, cards.copy(), n_players, lu, rngs, chance=chance, record=True).actions)
+        with context():
+            acts.append(play_block(v, cards.copy(), n_players, lu, rngs, chance=chance, record=True).actions)
     differ = sum(int((acts[0][k] != acts[1][k]).sum()) for k in acts[0])
     return differ, sum(a.size for a in acts[0].values())
+
+
+@contextlib.contextmanager
+def tables_alone():
+    """Every variant plays a rollout's (or a comparison's) tables one by one, as before
+    ``Variant.play_alternatives`` shared their common work."""
+    from simcore.engine import Variant
+    from simcore.variants import variant_classes
+
+    saved = {cls: cls.__dict__["play_alternatives"] for cls in variant_classes().values()
+             if "play_alternatives" in cls.__dict__}
+
+    def alone(self, cards, n_players, tables):
+        return [saved[type(self)](self, cards, n_players, [t])[0] if type(self) in saved
+                else Variant.play_alternatives(self, cards, n_players, [t])[0] for t in tables]
+
+    for cls in saved:
+        cls.play_alternatives = alone
+    try:
+        yield
+    finally:
+        for cls, f in saved.items():
+            cls.play_alternatives = f
+
+
+def rollout_row(label, variant, spec, old, context, target, args) -> int:
+    """Print one rollout hero's rates, old (``old`` under ``context``) beside new, and
+    whether their actions agree; returns 1 if any differ."""
+    def old_rate(n):
+        with context():
+            return rate(variant, old, n, args.threads, hero_only=True)
+
+    rate(variant, spec, 2_000, 1, hero_only=True)
+    old_rate(2_000)
+    rates = best_rates({"old": lambda: old_rate(args.rollout_deals // 4),
+                        "new": lambda: rate(variant, spec, args.rollout_deals, args.threads, hero_only=True)},
+                       args.repeat)
+    differ, total = actions_disagreeing(variant, PLAYERS, spec, old, 4_096, 7, hero_only=True, context_b=context)
+    o, r = rates["old"], rates["new"]
+    met = "" if target is None else f">={target / 1e6:g} M " + ("met" if r[0] >= target else "NOT met")
+    print(f"{label:<38}{o[0]:>11,.0f} [{o[1]:>9,.0f}]{r[0]:>12,.0f} [{r[1]:>10,.0f}]{r[1] / o[1]:>9.1f}x"
+          f"{met:>16}{differ:>12} of {total:,}")
+    return int(differ > 0)
 
 
 def rate(variant, spec, n_deals, threads, seed=1, hero_only=False):
@@ -541,21 +586,15 @@ def main(argv=None) -> int:
                                                                          else "NOT met"))
             print(f"{label:<38}{old[0]:>11,.0f} [{old[1]:>9,.0f}]{new[0]:>12,.0f} [{new[1]:>10,.0f}]"
                   f"{new[1] / old[1]:>9.1f}x{met:>16}{differ:>12} of {total:,}")
-        # The rollout hero (the field: the default, never), its continuations played with
-        # the policies as they are and as they were (decision by decision).
-        spec, old = "exchange1=rollout:8:made-or-draw", "exchange1=rollout:8:old-made-or-draw"
-        for s in (spec, old):
-            rate("slovak", s, 2_000, 1, hero_only=True)
-        rates = best_rates({
-            "old": lambda: rate("slovak", old, args.rollout_deals // 4, args.threads, hero_only=True),
-            "new": lambda: rate("slovak", spec, args.rollout_deals, args.threads, hero_only=True),
-        }, args.repeat)
-        differ, total = actions_disagreeing("slovak", PLAYERS, spec, old, 4_096, 7, hero_only=True)
-        failures += differ > 0
-        o, r = rates["old"], rates["new"]
-        print(f"{'Slovak rollout:8:made-or-draw hero':<38}{o[0]:>11,.0f} [{o[1]:>9,.0f}]{r[0]:>12,.0f} "
-              f"[{r[1]:>10,.0f}]{r[1] / o[1]:>9.1f}x{'>=0.4 M ' + ('met' if r[0] >= 4e5 else 'NOT met'):>16}"
-              f"{differ:>12} of {total:,}")
+        # The rollout heroes (the field: the default policies): Slovak's continuations
+        # with the policies as they are and as they were (decision by decision, each
+        # action's table alone); Estonian's with each action's table played alone.
+        for label, variant, spec, old, context, target in (
+                ("Slovak rollout:8:made-or-draw hero", "slovak", "exchange1=rollout:8:made-or-draw",
+                 "exchange1=rollout:8:old-made-or-draw", contextlib.nullcontext, 4e5),
+                ("Estonian pass=rollout:8 hero", "estonian", "pass=rollout:8", "pass=rollout:8",
+                 tables_alone, None)):
+            failures += rollout_row(label, variant, spec, old, context, target, args)
     ev = evaluator_rates(2_000_000, 3 * args.repeat)
     print("\nevaluate_hands, 7 cards, 1 thread (CPU time), hands/s:")
     for k, v in ev.items():
