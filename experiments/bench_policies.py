@@ -20,13 +20,16 @@ Slovak ``exchange1=rollout:8:made-or-draw`` hero            >= 400 k deals/s
 ``evaluate_hands`` checked, 7 cards, 1 thread               >= 0.9x unchecked
 ========================================================  ===================
 
-Measured 2026-12-01 on the project's 2-core VM, quiet (load 0.8-1.2), 6
-players, 2 threads (``results/bench/policies.txt``): Estonian thoughtful +
-best-potential 1.71 M deals/s (0.87 M per CPU second, 84x the old code);
-Slovak ``thoughtful`` 5.03 M deals/s (2.69 M per CPU second, 4.0x); the
-rollout hero 0.21 M deals/s (0.17 M per CPU second); the checked evaluator
-0.96x the unchecked rate (0.41x with the old separate pass). Every action was
-the same as the old code's.
+Measured 2026-12-01 on the project's 2-core VM (load 1.0-1.2; this host's
+rates swing by 15% between runs), 6 players, 2 threads
+(``results/bench/policies.txt``): Estonian thoughtful + best-potential 1.42
+M deals/s (0.72 M per CPU second, 87x the old code); Slovak ``thoughtful``
+4.41 M deals/s (2.27 M per CPU second, 4.6x); the Slovak rollout hero 0.50 M
+deals/s (0.26 M per CPU second, 6.4x its continuations played by the old
+policies; 0.21 M before the rule kernel and play_alternatives); the Estonian
+``pass=rollout:8`` hero 0.35 M deals/s (1.2x each action's table played
+alone); the checked evaluator 0.95x the unchecked rate (0.42x with the old
+separate pass). Every action was the same as the old code's.
 """
 from __future__ import annotations
 
