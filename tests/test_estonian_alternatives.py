@@ -4,6 +4,7 @@ tables that show it the same thing. Each table's outcome and recorded actions
 must be exactly those of playing it alone."""
 import numpy as np
 import pytest
+from same_play import assert_same_play
 
 import strategies
 from simcore.engine import Table, deal_block, play_block, play_tables
@@ -28,15 +29,6 @@ def _streams(P):
     return [np.random.default_rng(100 + p) for p in range(P)]
 
 
-def _assert_same(fast, slow):
-    for name in ("payoffs", "wins", "ties", "categories"):
-        a, b = getattr(fast, name), getattr(slow, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    assert fast.actions.keys() == slow.actions.keys()
-    for k in slow.actions:
-        assert np.array_equal(fast.actions[k], slow.actions[k]), k
-
-
 def test_the_policies_here_are_pure_and_random_is_not():
     for d, names in (("pass", PASSES), ("discard", DISCARDS)):
         for name in names:
@@ -59,7 +51,7 @@ def test_alternatives_are_each_table_played_alone(P):
     tables = [Table(V, P, _lineup(x), _streams(P), f, chance, True) for x, f in alternatives]
     fast = play_tables(V, cards, tables)
     for out, (x, f) in zip(fast, alternatives):
-        _assert_same(out, play_block(V, cards, P, _lineup(x), _streams(P), f, chance, record=True))
+        assert_same_play(out, play_block(V, cards, P, _lineup(x), _streams(P), f, chance, record=True))
 
 
 def test_a_seat_asked_once_is_asked_once():

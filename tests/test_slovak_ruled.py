@@ -5,6 +5,7 @@ that plays alike under every alternative once. It must give exactly what the
 decision-by-decision play gives, table by table."""
 import numpy as np
 import pytest
+from same_play import assert_same_play
 
 import strategies
 from simcore.engine import StrategyError, Table, deal_block, play_block, play_tables
@@ -50,15 +51,6 @@ def _forced(rng, P, n, seats):
     return out
 
 
-def _assert_same(fast, slow):
-    for name in ("payoffs", "wins", "ties", "categories"):
-        a, b = getattr(fast, name), getattr(slow, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    assert fast.actions.keys() == slow.actions.keys()
-    for k in slow.actions:
-        assert fast.actions[k].dtype == np.int64 and np.array_equal(fast.actions[k], slow.actions[k]), k
-
-
 def test_the_built_in_rules_declare_themselves():
     for code, name in enumerate(RULES):
         for d in ROUNDS:
@@ -88,9 +80,9 @@ def test_ruled_alternatives_are_the_decision_by_decision_play(P, mix):
     for k, (x, f) in enumerate(zip(lineups, forced)):
         slow = play_block(V, cards, P, _lineup(x, ruled=False), [np.random.default_rng(10 + p) for p in range(P)],
                           f, record=True)
-        _assert_same(fast[k], slow)
+        assert_same_play(fast[k], slow)
         # and alone (play_block: a table of its own)
-        _assert_same(play_block(V, cards, P, _lineup(x), [np.random.default_rng(0)] * P, f, record=True), slow)
+        assert_same_play(play_block(V, cards, P, _lineup(x), [np.random.default_rng(0)] * P, f, record=True), slow)
 
 
 def test_seats_that_play_alike_are_played_once():
@@ -140,4 +132,4 @@ def test_a_user_strategy_anywhere_takes_the_decision_by_decision_play():
     assert seen == ["exchange2"]
     slow = play_block(V, cards, P, _lineup([("lower", "lower")] * P, ruled=False), [np.random.default_rng(0)] * P,
                       record=True)
-    _assert_same(fast, slow)
+    assert_same_play(fast, slow)
