@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.kernels import popcount, value_five_high
+from simcore.kernels import value_five_high
 from simcore.variants.russian import PLACE_BY_RANK, PLACE_FIRST_OPEN
 
 from .registry import register
@@ -60,7 +60,7 @@ _NO_CARD = -1
 # -- the hand score ----------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _pattern(cards, k, cnt):
     """Rank pattern of ``k`` cards: (largest group, its rank, ranks held twice or
     more, the highest of those). ``cnt`` (13,) int64 scratch: afterwards right
@@ -83,7 +83,7 @@ def _pattern(cards, k, cnt):
     return best_n, best_r, int(pairs + 0.5), top2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _category(best_n, pairs):
     if best_n == 4:
         return 7
@@ -94,7 +94,7 @@ def _category(best_n, pairs):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _made(cards, k, cnt):
     """Made score of ``k`` (1..5) cards: category + RANK_WEIGHT * rank of the top group.
 
@@ -182,7 +182,7 @@ def _tail_table():
 TAIL_TABLE = _tail_table()
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _hits(to_come, ru, n_unseen, hit):
     """``hit[r]``: the chance that ``to_come`` cards drawn from the ``n_unseen``
     not in sight (``ru[r]`` of rank r) hold at least one of rank r."""
@@ -190,7 +190,24 @@ def _hits(to_come, ru, n_unseen, hit):
         hit[r] = HIT_TABLE[to_come, ru[r], n_unseen]
 
 
-@njit(cache=True, nogil=True)
+def _straight_windows():
+    """Per 13-bit set of distinct ranks: bit ``w`` set when the five-rank window ``w``
+    (0: A-5, 9: T-A) holds every one of them (the ace counts once, high or low)."""
+    mask = np.arange(1 << 13)
+    ones = sum((np.arange(1 << 14) >> b) & 1 for b in range(14))  # popcounts up to 14 bits
+    ext = (mask << 1) | ((mask >> 12) & 1)
+    out = np.zeros(1 << 13, np.uint16)
+    for w in range(10):
+        out |= ((ones[ext & (0x1F << w)] >= ones[mask]) << w).astype(np.uint16)
+    return out
+
+
+# _score's straight windows by look-up instead of a popcount per window (4-player best-gain,
+# a block of 16,384 deals: 748 -> 627 ms)
+STRAIGHT_WINDOWS = _straight_windows()
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _score(cards, k, to_come, hit, su, n_unseen, cnt):
     """Score of a hand holding ``cards[:k]`` with ``5 - k`` slots open.
 
@@ -227,12 +244,11 @@ def _score(cards, k, to_come, hit, su, n_unseen, cnt):
         mask |= 1 << r
     if distinct:
         ext = (mask << 1) | ((mask >> 12) & 1)
+        windows = STRAIGHT_WINDOWS[mask]
         for w in range(10):
-            win = 0x1F << w
-            inside = ext & win
-            # every held rank must be inside (the ace counts once)
-            if popcount(np.uint64(inside)) < k:
+            if not (windows >> w) & 1:
                 continue
+            inside = ext & (0x1F << w)
             p = 1.0
             for b in range(w, w + 5):
                 if not (inside >> b) & 1:
@@ -300,7 +316,7 @@ def hand_score(cards, to_come: int = 0, unseen=None) -> float:
 # -- one row's view ------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gather(flop, up, placed, own_down, i, q, h, seat, buf):
     """Cards of hand ``h`` of seat ``q`` in sight of ``seat`` into ``buf``; their count."""
     buf[0] = flop[i, h]
@@ -315,7 +331,7 @@ def _gather(flop, up, placed, own_down, i, q, h, seat, buf):
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _unseen(flop, up, placed, own_down, card, i, seat, ru, su):
     """Rank and suit counts of the cards not in sight of ``seat`` in row ``i``; their number."""
     ru[:] = 4
@@ -344,7 +360,7 @@ def _unseen(flop, up, placed, own_down, card, i, seat, ru, su):
     return n - 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _by_rank_hand(card):
     r = card >> 2
     if r >= 9:  # J, Q, K, A
@@ -354,7 +370,7 @@ def _by_rank_hand(card):
     return 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _first_legal(legal, i):
     for h in range(3):
         if legal[i, h]:
@@ -362,7 +378,7 @@ def _first_legal(legal, i):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _logistic(x):
     return 1.0 / (1.0 + np.exp(-x / FIGHT_SCALE))
 

@@ -519,3 +519,18 @@ def test_the_policies_chance_tables_hold_exactly_the_computed_chances():
             for m in range(1, 53):
                 for need in range(5):
                     assert TAIL_TABLE[t, a, m, need] == _tail(t, a / m, need)
+
+
+def test_straight_windows_are_the_windows_that_hold_every_rank():
+    # the look-up _score uses, against its definition: window w (0: A-5 .. 9: T-A)
+    # holds every one of the distinct ranks (the ace high or low)
+    from strategies.russian import STRAIGHT_WINDOWS
+
+    for mask in range(1 << 13):
+        ranks = [r for r in range(13) if mask >> r & 1]
+        expected = 0
+        for w in range(10):
+            window = {(12 if b == 0 else b - 1) for b in range(w, w + 5)}
+            if set(ranks) <= window:
+                expected |= 1 << w
+        assert STRAIGHT_WINDOWS[mask] == expected, ranks
