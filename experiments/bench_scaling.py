@@ -1,11 +1,12 @@
 """Benchmark: deals/s of every variant at 1, 2, ... all cores, for each executor.
 
-Run ``python -m experiments.bench_scaling [--deals N] [--repeat R] [--players P]
+Run ``python -m experiments.bench_scaling [--deals N] [--seconds S] [--repeat R] [--players P]
 [--variants a,b] [--executors threads,processes,dask] [--out results/bench]``.
 
 For each variant's default run (``--players`` players or the variant's
 maximum, every seat on its default policies) and each executor, plays
-``--deals`` deals at 1, 2, ... ``os.cpu_count()`` workers and prints deals/s,
+``--deals`` deals at 1, 2, ... ``os.cpu_count()`` workers (more for a fast
+variant: enough for ``--seconds`` on one worker) and prints deals/s,
 the best and the median of ``--repeat`` rounds, with the speed-up of the best
 over one worker on threads (a plain serial run). The rounds interleave the
 executors and worker counts, so that on a shared machine a busy spell hits
@@ -111,7 +112,10 @@ def main(argv=None) -> int:
     if argv[:1] == ["--child"]:
         return child(argv[1], int(argv[2]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=2_000_000)
+    parser.add_argument("--deals", type=int, default=2_000_000, help="deals a run, at least")
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="more deals for a fast variant, so that its run on one worker lasts about this "
+                             "long (a short run's fixed costs, a few tens of ms, hold its speed-up down)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--variants", default=None, help="comma-separated (default: all)")
@@ -152,10 +156,16 @@ def main(argv=None) -> int:
     players_of = {name: max(get_variant(name).min_players, min(args.players, get_variant(name).max_players))
                   for name in names}
     rates = {}
+    deals_of = {}
     for phase in phases:
         for name in names:
             players = players_of[name]
             time_run(name, players, 20_000, "threads", 1)  # compile or load from the cache
+            if name not in deals_of:
+                rate1 = time_run(name, players, 8 * 16384, "threads", 1)
+                step = 16384 * cores  # whole blocks, the same number per worker
+                deals_of[name] = max(args.deals, -(-int(rate1 * args.seconds) // step) * step)
+            deals = deals_of[name]
             for w in counts:  # one worker count at a time: the process pool is kept across its runs
                 timed = [e for e in phase if e != "independent"]
                 for e in timed:
@@ -165,9 +175,9 @@ def main(argv=None) -> int:
                     # Interleaved rounds: a busy spell on a shared machine hits every executor alike.
                     for _ in range(args.repeat):
                         for e in timed:
-                            rates.setdefault((name, e, w), []).append(time_run(name, players, args.deals, e, w))
+                            rates.setdefault((name, e, w), []).append(time_run(name, players, deals, e, w))
                         if ceiling is not None:
-                            rates.setdefault((name, "independent", w), []).append(ceiling.rate(args.deals))
+                            rates.setdefault((name, "independent", w), []).append(ceiling.rate(deals))
                 finally:
                     if ceiling is not None:
                         ceiling.close()
@@ -178,7 +188,7 @@ def main(argv=None) -> int:
             for w in counts:
                 rs = rates[(name, e, w)]
                 rate = max(rs)
-                rows.append({"variant": name, "players": players, "executor": e, "workers": w,
+                rows.append({"variant": name, "players": players, "deals": deals_of[name], "executor": e, "workers": w,
                              "deals_per_s": rate, "median_deals_per_s": float(np.median(rs)),
                              "speedup": rate / base})
                 print(f"{name:<9} {players} players  {e:<11} {w:>2} workers  best {rate:>12,.0f} deals/s  "
@@ -188,16 +198,18 @@ def main(argv=None) -> int:
         overhead[e] = block_overhead(e, cores, args.blocks)
         print(f"overhead per block, {e:<9} {cores} workers: {overhead[e] * 1e3:.3f} ms", flush=True)
 
-    lines = [f"pvsim scaling: {args.deals:,} deals per run, best of {args.repeat} interleaved rounds; {cores} cores "
+    lines = [f"pvsim scaling: at least {args.deals:,} deals a run, more where one worker would take under "
+             f"{args.seconds:g} s (the deals column); best of {args.repeat} interleaved rounds; {cores} cores "
              f"({platform.processor() or platform.machine()}); load average at the end "
              f"{os.getloadavg()[0]:.1f}",
-             "", "| variant | players | executor | " + " | ".join(f"{w} workers" for w in counts) + " |",
-             "| --- | --- | --- | " + " | ".join("---" for _ in counts) + " |"]
+             "", "| variant | players | deals | executor | " + " | ".join(f"{w} workers" for w in counts) + " |",
+             "| --- | --- | --- | --- | " + " | ".join("---" for _ in counts) + " |"]
     for name in names:
         for e in wanted + ["independent"]:
             rs = [r for r in rows if r["variant"] == name and r["executor"] == e]
             cells = [f"{r['deals_per_s'] / 1e6:.2f} M (x{r['speedup']:.2f})" for r in rs]
-            lines.append(f"| {name} | {rs[0]['players']} | {e} | " + " | ".join(cells) + " |")
+            lines.append(f"| {name} | {rs[0]['players']} | {rs[0]['deals'] / 1e6:.1f} M | {e} | " + " | ".join(cells)
+                         + " |")
     lines += ["", "pool start-up (first run, s): " + ", ".join(f"{k} {v:.2f}" for k, v in startup.items()),
               "overhead per block (ms, empty blocks): "
               + ", ".join(f"{k} {v * 1e3:.3f}" for k, v in overhead.items())]
