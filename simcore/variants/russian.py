@@ -193,6 +193,16 @@ def new_state(n: int, n_players: int):
 # -- showdown ------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hand_value(fkey, f, c0, c1, c2, c3):
+    """High value of flop card ``f`` (``fkey``: SUIT_START plus its key, shared by
+    every seat) and placed cards ``c0 .. c3`` (uint8)."""
+    key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
+    if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
+        return value_five_high(f, c0, c1, c2, c3)
+    return np.int32(RANK_HIGH[rank_slot(key)])
+
+
 @njit(cache=True, nogil=True)
 def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties, categories, winning,
                      parts):
@@ -207,12 +217,7 @@ def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties
             best = np.int32(-1)
             for p in range(P):
                 c0, c1, c2 = np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]), np.uint8(up[i, p, h, 2])
-                c3 = np.uint8(down[i, p, h])
-                key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
-                if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
-                    v = value_five_high(f, c0, c1, c2, c3)
-                else:
-                    v = np.int32(RANK_HIGH[rank_slot(key)])
+                v = _hand_value(fkey, f, c0, c1, c2, np.uint8(down[i, p, h]))
                 values[i, p, h] = v
                 categories[i, p, h] = v >> 12
                 if v > best:
@@ -241,16 +246,6 @@ def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties
                 parts[j, i, p] = 1.0 if hands_won[i, p] == j else 0.0
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _hand_value(fkey, f, c0, c1, c2, c3):
-    """High value of flop card ``f`` (``fkey``: SUIT_START plus its key, shared by
-    every seat) and placed cards ``c0 .. c3`` (uint8)."""
-    key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
-    if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
-        return value_five_high(f, c0, c1, c2, c3)
-    return np.int32(RANK_HIGH[rank_slot(key)])
-
-
 @njit(cache=True, nogil=True)
 def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, parts):
     """What :meth:`RussianHoldem.play` returns, in one pass: :func:`_showdown_kernel`
@@ -268,12 +263,7 @@ def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, pa
             best = np.int32(-1)
             for p in range(P):
                 c0, c1, c2 = np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]), np.uint8(up[i, p, h, 2])
-                c3 = np.uint8(down[i, p, h])
-                key = fkey + CARD_KEY[c0] + CARD_KEY[c1] + CARD_KEY[c2] + CARD_KEY[c3]
-                if key & FLUSH_FLAGS:  # rare: only then are the card bits needed
-                    v = value_five_high(f, c0, c1, c2, c3)
-                else:
-                    v = np.int32(RANK_HIGH[rank_slot(key)])
+                v = _hand_value(fkey, f, c0, c1, c2, np.uint8(down[i, p, h]))
                 vals[p] = v
                 categories[i, p, h] = v >> 12
                 best = max(best, v)
