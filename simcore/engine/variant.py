@@ -487,11 +487,15 @@ class Table:
             self.actions[(seat, decision, round)] = actions
         return actions
 
+    def forced_actions(self, seat: int, decision: str, round: int = 0):
+        """The (n,) actions forced on ``seat``'s ``decision`` in ``round`` (-1 where
+        free), or None: the per-round key wins over the every-round one."""
+        forced = self.forced.get((seat, decision, round))
+        return self.forced.get((seat, decision)) if forced is None else forced
+
     def _act(self, seat, decision, obs, round):
         legal = obs["legal"]
-        forced = self.forced.get((seat, decision, round))
-        if forced is None:
-            forced = self.forced.get((seat, decision))
+        forced = self.forced_actions(seat, decision, round)
         if forced is not None and (forced >= 0).all():
             actions = np.asarray(forced, dtype=np.int64)
         else:

@@ -321,11 +321,6 @@ class EstonianTwist(Variant):
         return outcomes
 
 
-def _forced(table, seat, decision):
-    f = table.forced.get((seat, decision, 0))
-    return table.forced.get((seat, decision)) if f is None else f
-
-
 def _asked_before(tables, a, seat, decision, same_view):
     """An earlier table whose answer for ``seat``'s ``decision`` is table ``a``'s, or None.
 
@@ -336,9 +331,9 @@ def _asked_before(tables, a, seat, decision, same_view):
     fn = tables[a].strategies[seat][decision][1]
     if not getattr(fn, "pure", False):
         return None
-    forced = _forced(tables[a], seat, decision)
+    forced = tables[a].forced_actions(seat, decision)
     for b in range(a):
-        other = _forced(tables[b], seat, decision)
+        other = tables[b].forced_actions(seat, decision)
         if (tables[b].strategies[seat][decision][1] is fn and same_view(b)
                 and (other is forced or (other is not None and forced is not None
                                          and np.array_equal(other, forced)))):
