@@ -379,10 +379,6 @@ def _merge(a, b):
 # -- simulate ----------------------------------------------------------------
 
 
-def _py(v):
-    return v.item() if hasattr(v, "item") else v
-
-
 @dataclass
 class SimulationResult:
     variant: str
@@ -459,7 +455,7 @@ class SimulationResult:
         from ..evaluate import CATEGORY_NAMES
 
         rows = self.table().to_dict(orient="records")
-        seats = [{k: _py(v) for k, v in r.items() if k != "n"} for r in rows]
+        seats = [{k: v for k, v in r.items() if k != "n"} for r in rows]  # plain values: json_ready below
         n = max(self.stats.n, 1)
         multi = len(self.hands) > 1
         for p, seat in enumerate(seats):
@@ -780,7 +776,7 @@ class AnalysisResult:
         return pd.DataFrame(rows).sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
 
     def to_dict(self) -> dict:
-        options = [{k: _py(v) for k, v in r.items()} for r in self.table().to_dict(orient="records")]
+        options = self.table().to_dict(orient="records")  # plain values: json_ready below
         return json_ready({
             "variant": self.variant,
             **(self.options or {}),
