@@ -94,25 +94,6 @@ def _deal_two_rows(known, base, m, rand, out, i, da, db):
 
 
 @njit(cache=True, nogil=True)
-def _deal_same_known(known, rand, out):
-    """Every row has the same fixed cards: the remaining deck is built once, and
-    rows are dealt two at a time (:func:`_deal_two_rows`)."""
-    base = np.empty(52, np.int8)
-    m = _remaining(known, base)
-    da = np.empty(52, np.int8)
-    db = np.empty(52, np.int8)
-    n = out.shape[0]
-    i = 0
-    while i + 1 < n:
-        _deal_two_rows(known, base, m, rand, out, i, da, db)
-        i += 2
-    if i < n:
-        for c in range(52):
-            da[c] = base[c]
-        _deal_row(known, da, m, rand, out, i)
-
-
-@njit(cache=True, nogil=True)
 def _deal_kernel(known, rand, out):
     """Each row has its own fixed cards (rollouts resample around many situations)."""
     deck = np.empty(52, np.int8)
@@ -127,7 +108,8 @@ def _deal_repeated(known, k, rand, out):
 
     The rows :func:`_deal_kernel` gives ``known`` repeated ``k`` times, with the
     remaining deck built once per known row (rollouts: K continuations of
-    each situation) and the repeats dealt two at a time (:func:`_deal_two_rows`).
+    each situation; a run's block: one row of fixed cards, dealt n times) and
+    the repeats dealt two at a time (:func:`_deal_two_rows`).
     """
     base = np.empty(52, np.int8)
     da = np.empty(52, np.int8)
@@ -196,8 +178,8 @@ def deal(known: np.ndarray, n_deals: int, rng: np.random.Generator, repeat: int 
     # Raw 64-bit draws split into two uint32 each: the cheapest way to the bits.
     raw = rng.bit_generator.random_raw((n_deals * n_slots + 1) // 2)
     rand = raw.view(np.uint32)[: n_deals * n_slots].reshape(n_deals, n_slots)
-    if known.ndim == 1:
-        _deal_same_known(known, rand, out)
+    if known.ndim == 1:  # every row the same fixed cards: one row dealt n_deals times
+        _deal_repeated(known[None, :], n_deals, rand, out)
     else:
         if known.shape[0] * repeat != n_deals:
             raise ValueError(f"known has {known.shape[0]} rows (each dealt {repeat} times) for {n_deals} deals")
