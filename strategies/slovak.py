@@ -304,13 +304,15 @@ def _decide(up, board, in_sight, legal, seat, policy, second):
 
 
 @njit(cache=True, nogil=True)
-def ruled_exchanges(cards, codes, forced, up, record, actions, same):
+def ruled_exchanges(cards, board, in_sight, codes, forced, up, record, actions, same):
     """Both exchanges of a block under A alternatives (tables that differ in their
     policies or forced actions) when every seat decides by one of this module's
     rules (its policies' ``exchange_rule``): the actions the play decision by
     decision gives, with no strategy called between them.
 
-    ``cards`` (n, 4P + 5) the dealt slots; ``codes`` (A, 2, P) each seat's
+    ``cards`` (n, 4P + 5) the dealt slots, ``board`` (n, 3) their flop and
+    ``in_sight`` (n,) uint64 their face-up cards as a card set (as the play's
+    observation starts them); ``codes`` (A, 2, P) each seat's
     policy code per exchange; ``forced`` (A, 2, P, n) an action or -1; ``up``
     (A, n, P, 2) the face-up cards as dealt, changed in place to the cards at
     the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action (else (A, 2, P, 1), unused).
@@ -326,7 +328,6 @@ def ruled_exchanges(cards, codes, forced, up, record, actions, same):
     own_only = True
     for x in codes.ravel():
         own_only &= x < _LIVE_OUTS
-    board = np.ascontiguousarray(cards[:, 4 * P: 4 * P + 3])
     play = np.ones(P, np.bool_)
     for a in range(A):
         for p in range(P):
@@ -341,26 +342,23 @@ def ruled_exchanges(cards, codes, forced, up, record, actions, same):
             if record and not play[p]:
                 actions[a, :, p] = actions[0, :, p]
         # a seat not played keeps its dealt cards in up[a]: its value is alternative 0's
-        bad = _exchange_rounds(cards, board, codes[a], forced[a], up[a], play, not own_only, record, actions[a])
+        bad = _exchange_rounds(cards, board, in_sight, codes[a], forced[a], up[a], play, not own_only, record,
+                               actions[a])
         if bad >= 0:
             return bad
     return -1
 
 
 @njit(cache=True, nogil=True)
-def _exchange_rounds(cards, board, codes, forced, up, play, live, record, actions):
+def _exchange_rounds(cards, board, dealt_sight, codes, forced, up, play, live, record, actions):
     """:func:`ruled_exchanges` of one alternative, for the seats in ``play`` (the
     others untouched: they must be seats nobody else's rule reads). Seat by
     seat, each decided over every row by :func:`_decide` (as the policies
     are), so that each sees the exchanges of the seats before it. The cards in
-    sight are kept only with ``live`` (a rule that reads them)."""
+    sight are kept only with ``live`` (a rule that reads them), from the dealt
+    ones (``dealt_sight``, left as it is)."""
     n, P = up.shape[0], up.shape[1]
-    in_sight = np.zeros(n if live else 1, np.uint64)
-    for i in range(n if live else 0):
-        s = np.uint64(0)
-        for p in range(P):
-            s |= _bit(up[i, p, 0]) | _bit(up[i, p, 1])
-        in_sight[i] = s
+    in_sight = dealt_sight.copy() if live else np.zeros(1, np.uint64)
     downs = np.full((n, P), 2, np.int8)
     legal = np.ones((n, 3), np.bool_)
     for r in range(2):

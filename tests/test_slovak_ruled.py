@@ -91,17 +91,18 @@ def test_seats_that_play_alike_are_played_once():
     P, n = 4, 500
     cards, _ = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(1))
     up = np.empty((2, n, P, 2), np.int8)
-    S._split_deal(cards, P, up[0], np.empty((n, 3), np.int8), np.empty(n, np.uint64))
+    flop, in_sight = np.empty((n, 3), np.int8), np.empty(n, np.uint64)
+    S._split_deal(cards, P, up[0], flop, in_sight)
     up[1] = up[0]
     forced = np.full((2, 2, P, n), -1, np.int8)
     forced[1, 0, 2] = 1
     same = np.empty((2, P), np.bool_)
     actions = np.empty((2, 2, P, 1), np.int64)
     codes = np.full((2, 2, P), 3, np.int8)  # made-or-draw
-    assert T.ruled_exchanges(cards, codes, forced, up.copy(), False, actions, same) == -1
+    assert T.ruled_exchanges(cards, flop, in_sight, codes, forced, up.copy(), False, actions, same) == -1
     assert same.tolist() == [[True] * P, [True, True, False, True]]
     codes[:, 1, 3] = 5  # thoughtful reads the other seats' cards
-    assert T.ruled_exchanges(cards, codes, forced, up.copy(), False, actions, same) == -1
+    assert T.ruled_exchanges(cards, flop, in_sight, codes, forced, up.copy(), False, actions, same) == -1
     assert same.tolist() == [[True] * P, [False] * P]
 
 

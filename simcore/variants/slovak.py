@@ -178,27 +178,27 @@ def _play_ruled(cards, P, tables):
     for a, t in enumerate(tables):
         for r, decision in enumerate(_ROUNDS):
             for p in range(P):
-                f = t.forced.get((p, decision, 0))
-                if f is None:
-                    f = t.forced.get((p, decision))
+                f = t.forced_actions(p, decision)
                 if f is not None:
                     if np.max(f) > MUCK1:  # not an action: the decision path names it
                         return None
                     forced[a, r, p] = f
     up = np.empty((A, n, P, 2), np.int8)
-    _split_deal(cards, P, up[0], np.empty((n, 3), np.int8), np.empty(n, np.uint64))
+    flop, in_sight = np.empty((n, 3), np.int8), np.empty(n, np.uint64)
+    _split_deal(cards, P, up[0], flop, in_sight)
     up[1:] = up[0]
     record = any(t.record for t in tables)
     actions = np.empty((A, 2, P, n if record else 1), np.int64)
     same = np.empty((A, P), np.bool_)
-    if kernel(cards, codes, forced, up, record, actions, same) >= 0:
+    if kernel(cards, flop, in_sight, codes, forced, up, record, actions, same) >= 0:
         return None
     values = np.empty((A, n, P), np.int32)
     outcomes = []
     for a, t in enumerate(tables):
         if a:
             values[a] = values[0]
-        _showdown_values(up[a], cards, values[a], ~same[a] if a else same[a])
+        # alternative 0 evaluates every seat; another only those not played alike
+        _showdown_values(up[a], cards, values[a], ~same[a] if a else np.ones(P, np.bool_))
         if t.record:
             for r, decision in enumerate(_ROUNDS):
                 for p in range(P):
