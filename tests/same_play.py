@@ -11,3 +11,13 @@ def assert_same_play(fast, slow):
     assert fast.actions.keys() == slow.actions.keys()
     for k in slow.actions:
         assert fast.actions[k].dtype == np.int64 and np.array_equal(fast.actions[k], slow.actions[k]), k
+
+
+def spy(fn, seen, field):
+    """A user strategy (no fast-path attribute) that notes ``obs[field]`` in ``seen``
+    and plays as ``fn``: it shows whether a game called it."""
+    def strategy(obs, rng):
+        seen.append(obs[field])
+        return fn(obs, rng)
+
+    return strategy

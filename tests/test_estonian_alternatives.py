@@ -4,12 +4,12 @@ tables that show it the same thing. Each table's outcome and recorded actions
 must be exactly those of playing it alone."""
 import numpy as np
 import pytest
-from same_play import assert_same_play
 
 import strategies
 from simcore.engine import Table, deal_block, play_block, play_tables
 from simcore.variants import get_variant
 from simcore.variants import estonian as E
+from same_play import assert_same_play  # tests/same_play.py
 
 V = get_variant("estonian")
 PASSES = ("lowest", "highest", "keep-best", "least-helpful", "thoughtful", "random")

@@ -8,6 +8,7 @@ import strategies
 from simcore.engine import deal_block, play_block
 from simcore.variants import get_variant
 from simcore.variants import russian as R
+from same_play import spy  # tests/same_play.py
 
 V = get_variant("russian")
 
@@ -65,12 +66,7 @@ def test_forced_actions_or_another_policy_take_the_decision_by_decision_play():
     P, n = 3, 50
     cards, _ = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(0))
     seen = []
-
-    def spy(obs, rng):
-        seen.append(obs["round"])
-        return _fn("by-rank")(obs, rng)
-
-    _play(cards, P, [_fn("by-rank"), spy, _fn("first-open")])
+    _play(cards, P, [_fn("by-rank"), spy(_fn("by-rank"), seen, "round"), _fn("first-open")])
     assert len(seen) == 12
     forced = {(0, "place", 0): np.full(n, 2, np.int64)}
     out = _play(cards, P, [_fn("by-rank")] * P, forced=forced)

@@ -5,13 +5,13 @@ that plays alike under every alternative once. It must give exactly what the
 decision-by-decision play gives, table by table."""
 import numpy as np
 import pytest
-from same_play import assert_same_play
 
 import strategies
 from simcore.engine import StrategyError, Table, deal_block, play_block, play_tables
 from simcore.variants import get_variant
 from simcore.variants import slovak as S
 from strategies import slovak as T
+from same_play import assert_same_play, spy  # tests/same_play.py
 
 V = get_variant("slovak")
 RULES = ("never", "lower", "threshold", "made-or-draw", "live-outs", "thoughtful")
@@ -122,13 +122,8 @@ def test_a_user_strategy_anywhere_takes_the_decision_by_decision_play():
     P, n = 3, 60
     cards, _ = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(4))
     seen = []
-
-    def spy(obs, rng):
-        seen.append(obs["decision"])
-        return _fn("lower")(obs, rng)
-
     lineup = _lineup([("lower", "lower")] * P)
-    lineup[1] = {"exchange1": ("lower", _fn("lower")), "exchange2": ("spy", spy)}
+    lineup[1] = {"exchange1": ("lower", _fn("lower")), "exchange2": ("spy", spy(_fn("lower"), seen, "decision"))}
     fast = play_block(V, cards, P, lineup, [np.random.default_rng(0)] * P, record=True)
     assert seen == ["exchange2"]
     slow = play_block(V, cards, P, _lineup([("lower", "lower")] * P, ruled=False), [np.random.default_rng(0)] * P,
