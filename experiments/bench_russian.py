@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     P = args.players
 
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     t = time.perf_counter()
     pvsim_rate(P, 20_000, "by-rank", 1, 0)  # load or compile the kernels
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
 
     load = os.getloadavg()[0]
     print(f"Russian Hold'em, {P} players, every seat 'by-rank' "
-          f"(1-minute load average {load:.1f} on {default_threads()} cores at the start)\n")
+          f"(1-minute load average {load:.1f} on {default_workers()} cores at the start)\n")
     py_runs = [python_by_rank(P, args.py_deals, args.seed) for _ in range(args.repeat)]
     py_stats, py_won, py_s = py_runs[0][0], py_runs[0][1], min(r[2] for r in py_runs)
     py_rate = args.py_deals / py_s
@@ -155,7 +155,7 @@ def main(argv=None) -> int:
         ratio2 = rows[k][4] / py_rate
         print(f"2-thread ratio, block {block:,}: {ratio2:.0f}x (target >= {TARGET_RATIO:.0f}x): "
               + ("met" if ratio2 >= TARGET_RATIO else "NOT met"))
-    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_threads()}; "
+    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_workers()}; "
           f"load average now {os.getloadavg()[0]:.1f}: a load above the core count slows the "
           f"2-thread pvsim runs most)")
 

@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     P = args.players
 
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     t = time.perf_counter()
     pvsim_rate(P, 20_000, "lower", 1, 0)  # load or compile the kernels
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     ratio2 = rows[-1][4] / py_rate
     print(f"\n2-thread ratio {ratio2:.0f}x (target >= {TARGET_RATIO:.0f}x): "
           + ("met" if ratio2 >= TARGET_RATIO else "NOT met"))
-    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_threads()})")
+    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_workers()})")
 
     r, s = pvsim_rate(P, args.deals, "thoughtful", 2, args.seed, args.repeat)
     print(f"\npvsim, every seat 'thoughtful', 2 threads: {args.deals / s:,.0f} deals/s")

@@ -179,7 +179,7 @@ def main(argv=None) -> int:
                    help="every timing (pvsim's and the pure-Python one) is the best of this many runs")
     args = p.parse_args(argv)
 
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     t = time.perf_counter()
     pvsim_rate(args.players, 20_000, "draw=one-lowest,open=improves", 1, 0)  # load or compile the kernels
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
 
     _, ok = compare_line("main", args.players, args.deals, args.py_deals, "one-lowest", args.seed, args.repeat)
     _, ok9 = compare_line("nine", 9, args.deals, max(args.py_deals // 3, 1000), "random", args.seed, args.repeat)
-    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_threads()}; "
+    print(f"(first calls, kernels loaded from cache or compiled: {warm:.2f} s; cores: {default_workers()}; "
           "the machine is shared: rates vary from run to run)")
     return 0 if ok and ok9 else 1
 

@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     import numba
     import numpy as np
 
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     t = time.perf_counter()
     for last in TARGETS:
@@ -117,7 +117,7 @@ def main(argv=None) -> int:
     warm = time.perf_counter() - t
     load_before = load_average()
     print(f"Tapiola Hold'em, {P} players, every seat discard=lowest (python {sys.version.split()[0]}, "
-          f"numpy {np.__version__}, numba {numba.__version__}, {default_threads()} cpus)\n")
+          f"numpy {np.__version__}, numba {numba.__version__}, {default_workers()} cpus)\n")
     print(f"{'implementation':<34}{'threads':>8}{'deals':>12}{'seconds':>10}{'deals/s':>14}{'ratio':>9}"
           f"{'target':>10}")
     ok = True

@@ -388,10 +388,10 @@ def main(argv=None) -> int:
     matplotlib.use("Agg")
     import pandas as pd
 
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     cfg = FULL if args.full else QUICK
-    threads = args.threads or default_threads()
+    threads = args.threads or default_workers()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     log = StudyLog("python -m experiments.russian_placement", argv, full=args.full, seed=args.seed,

@@ -475,10 +475,10 @@ def main(argv=None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from simcore.engine.runner import default_threads
+    from simcore.engine.executors import default_workers
 
     cfg = FULL if args.full else QUICK
-    threads = args.threads or default_threads()
+    threads = args.threads or default_workers()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     only = set(args.only or ["policies", "seats", "chart", "exchange2"])

@@ -203,7 +203,7 @@ def _run_notes(r) -> list[str]:
 
 def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
     """One output format; ``result`` adds the run's deal count, interrupted flag and notes."""
-    from simcore.engine.runner import json_ready
+    from simcore.engine.results import json_ready
 
     notes = _run_notes(result) if result is not None else []
     if fmt == "json":
@@ -444,7 +444,7 @@ def cmd_demo(args) -> int:
     rng = np.random.default_rng(0)
     hands = rng.random((n, 52)).argpartition(7, axis=1)[:, :7].astype(np.int8)
     evaluate_hands(hands[:100], threads=1)  # compile / load from cache
-    for threads in sorted({1, simcore.engine.runner.default_threads()}):
+    for threads in sorted({1, simcore.engine.executors.default_workers()}):
         best = float("inf")
         for _ in range(3):
             t = time.perf_counter()

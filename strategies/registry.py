@@ -21,6 +21,8 @@ from typing import Callable
 
 import numpy as np
 
+from simcore.engine.checks import is_whole
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -174,7 +176,7 @@ def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat
         raise TypeError(f"seats maps seat numbers to policy specs ({{2: 'pass=highest'}}), "
                         f"got {type(seats).__name__}")
     for k, s in (seats or {}).items():
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        if not is_whole(k):
             raise ValueError(f"seat {k!r} in seats is not a seat number")
         seat_specs[int(k)] = parse_spec(v, s)
     for k in seat_specs:

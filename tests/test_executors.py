@@ -23,7 +23,7 @@ import pytest
 import strategies
 from simcore import analyze, compare, simulate
 from simcore.api import run_cell, sweep
-from simcore.engine import executors, map_blocks, runner
+from simcore.engine import executors, map_blocks, schedule
 from simcore.engine.executors import DaskNotInstalled, NotShippable
 from simcore.variants import variant_classes
 
@@ -181,7 +181,7 @@ def test_the_default_moves_a_long_run_to_processes_with_the_same_numbers(monkeyp
     kw = dict(hero="pass=test-exec-slow-on-threads", block_size=16, progress=False)
     n = 1000 * 16  # 5 s on two threads; a second or two until the processes are ready
     ref = simulate("estonian", 3, n, workers=1, executor="processes", **kw)
-    monkeypatch.setattr(runner, "UPGRADE_AFTER", 0.2)
+    monkeypatch.setattr(schedule, "UPGRADE_AFTER", 0.2)
     executors.shutdown_processes()  # a cold start: the run begins on threads
     r = simulate("estonian", 3, n, workers=2, **kw)
     assert r.info.executor == "threads, then processes"

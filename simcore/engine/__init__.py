@@ -1,11 +1,11 @@
-"""The simulation engine: dealing, seeds, the variant contract, play_block, runs, statistics.
+"""The simulation engine: dealing, seeds, the variant contract, blocks, scheduling, runs, statistics.
 
 It takes variant objects and resolved strategies; :mod:`simcore.api` resolves names.
 """
 from .match import MatchChances, PayoffRows, match_chances, match_probabilities
-from .runner import (
-    Job, deal_block, map_blocks, play_block, play_tables, run_analysis, run_comparison, run_simulation, seat_streams,
-)
+from .blocks import Job, deal_block, play_block, play_tables, seat_streams
+from .runner import run_analysis, run_comparison, run_simulation
+from .schedule import map_blocks
 from .variant import (
     Decision, Field, NoRollout, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
 )

@@ -1,6 +1,6 @@
 """Where a run's blocks are played: a thread pool, worker processes, or a Dask cluster.
 
-:func:`~simcore.engine.runner.map_blocks` is the one execution loop; it asks
+:func:`~simcore.engine.schedule.map_blocks` is the one execution loop; it asks
 this module for a pool (:func:`open_pool`) and submits ``run_block(b, n)`` for
 every block, merging the results strictly in block order. Whatever runs the
 blocks, block ``b`` is dealt from the same seeds and the merge order never
@@ -16,7 +16,7 @@ workers and scheduling.
   existing scheduler (``scheduler="tcp://host:8786"``) or a ``LocalCluster``
   of worker processes started on first use.
 
-A process or Dask worker cannot receive a :class:`~simcore.engine.runner.Job`
+A process or Dask worker cannot receive a :class:`~simcore.engine.blocks.Job`
 as it is (it holds the variant object and strategy functions), so a
 :class:`BlockTask` travels as a description instead: the variant's class and
 options, every seat's strategies (a module-level function by its module and
@@ -40,6 +40,9 @@ import sys
 import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+
+from .blocks import Job
+from .checks import check_workers  # noqa: F401 - part of this module's API
 
 EXECUTORS = ("threads", "processes", "dask")
 DASK_INSTALL = 'pip install "pvsim[dask]"  (or: pip install "dask[distributed]")'
@@ -67,15 +70,8 @@ def check_executor(executor, scheduler=None) -> str | None:
     return executor
 
 
-def check_workers(workers) -> int | None:
-    if workers is None:
-        return None
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"the number of workers must be a positive integer, got {workers!r}")
-    return workers
-
-
 def default_workers() -> int:
+    """Worker threads or processes when none are named: one per core."""
     return os.cpu_count() or 1
 
 
@@ -172,8 +168,6 @@ def _import(module: str, qualname: str):
 def rebuild(desc: dict):
     """The Job a description (:func:`describe`) stands for, built in this process."""
     from simcore import variants
-
-    from .runner import Job
 
     if desc["version"] != _version():
         raise RuntimeError(f"this worker runs pvsim {_version()} but the run was started with pvsim "

@@ -18,6 +18,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from numba import njit
 
+from .checks import is_whole
+
 Strategy = Callable[[dict, np.random.Generator], np.ndarray]
 
 
@@ -427,7 +429,7 @@ class Variant:
         )
 
     def check_players(self, n_players: int) -> None:
-        if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or not (
+        if not is_whole(n_players) or not (
             self.min_players <= n_players <= self.max_players
         ):
             raise ValueError(
@@ -436,7 +438,7 @@ class Variant:
 
     def check_seat(self, n_players: int, seat) -> int:
         """``seat`` as an int, or a ValueError naming it."""
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n_players:
+        if not is_whole(seat) or not 0 <= seat < n_players:
             raise ValueError(f"seat {seat!r} is not at a {n_players}-player table (seats 0..{n_players - 1})")
         return int(seat)
 

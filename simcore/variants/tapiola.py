@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
+from ..engine.checks import is_whole
 from ..engine.variant import Decision, Field, Option, Outcome, Variant, place_points, pot_shares
 from ..kernels import CARD_BIT, CARD_KEY, LOW_TOP, SUIT_START, value_high, value_low5
 
@@ -390,8 +391,7 @@ class TapiolaHoldem(Variant):
         return super().decision(name)
 
     def check_players(self, n_players: int) -> None:
-        if isinstance(n_players, (int, np.integer)) and not isinstance(n_players, bool) \
-                and n_players > self.max_players >= 2:
+        if is_whole(n_players) and n_players > self.max_players >= 2:
             why = "lowball" if self.lowball else ("with burn cards" if self.opts["burn"] else "")
             raise ValueError(f"{self.title} takes {self.min_players} to {self.max_players} players"
                              + (f" {why}" if why else "") + f", got {n_players}")

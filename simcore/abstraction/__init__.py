@@ -1,0 +1,119 @@
+"""Information abstractions: what a seat has seen, as a bucket id, per game and decision.
+
+A best response (``simcore.exploit``) and a table policy (``strategies.table``)
+both need the same thing: a map from the observation a strategy receives to a
+small integer, the *bucket*, such that situations in one bucket are alike
+enough to be played alike. Each game declares its abstractions per decision in
+its own module (``simcore/abstraction/estonian.py``, ...), in at least two
+granularities, ``coarse`` and ``fine``, with a declared bucket count.
+
+Every abstraction is
+
+- computed from the observation alone (the dict a strategy gets, with
+  ``seat``, ``n_players`` and ``round``), by a compiled kernel;
+- suit-isomorphic: relabelling the suits of the whole observation gives the
+  same bucket;
+- action-aligned. Hand positions are dealt in random order, so a bucket that
+  merges ``As Kd 7c`` with ``7c As Kd`` would mix up "pass card 1" with "pass
+  card 3". :meth:`Abstraction.observe` therefore also gives each row's
+  *canonical action order*: ``canon[i, a]`` is the canonical index of real
+  action ``a`` (a permutation per row). Tables are indexed by (bucket,
+  canonical action), and :func:`to_real` maps a canonical choice back.
+
+>>> from simcore.variants import get_variant
+>>> a = get_abstraction(get_variant("estonian"), "pass", 6, "coarse")
+>>> a.game, a.decision, a.name, a.n_actions
+('estonian', 'pass', 'coarse', 3)
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
+NAMES = ("coarse", "fine")
+
+
+@dataclass(frozen=True)
+class Abstraction:
+    """One decision's buckets at one granularity.
+
+    ``kernel(obs, round) -> (buckets (n,) int64, canon (n, n_actions) int64)``
+    does the work; ``version`` changes whenever the meaning of a bucket does,
+    so that a table saved under another version is refused.
+    """
+
+    game: str
+    decision: str
+    name: str
+    n_buckets: int
+    n_actions: int
+    description: str
+    kernel: Callable = field(repr=False, compare=False)
+    version: int = 1
+    key: tuple = ()  # what else the buckets depend on (player count, options), for table files
+
+    def observe(self, obs: dict, round: int | None = None):
+        """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation."""
+        r = int(obs.get("round", 0) if round is None else round)
+        b, canon = self.kernel(obs, r)
+        return b, canon
+
+    def buckets(self, obs: dict, round: int | None = None) -> np.ndarray:
+        """The bucket id of each row, in ``[0, n_buckets)``."""
+        return self.observe(obs, round)[0]
+
+    def actions(self, obs: dict, round: int | None = None) -> np.ndarray:
+        """``canon (n, n_actions) int64``: the canonical index of each real action."""
+        return self.observe(obs, round)[1]
+
+    def identity(self) -> dict:
+        """What a table file records to refuse another abstraction."""
+        return {"game": self.game, "decision": self.decision, "name": self.name,
+                "n_buckets": int(self.n_buckets), "n_actions": int(self.n_actions),
+                "version": int(self.version)}
+
+
+def to_real(canon: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The real action of each row whose canonical index is ``k[i]``.
+
+    >>> to_real(np.array([[2, 0, 1]]), np.array([0]))
+    array([1])
+    """
+    k = np.asarray(k, dtype=np.int64)
+    return np.argmax(canon == k[:, None], axis=1).astype(np.int64)
+
+
+def identity_canon(n: int, n_actions: int) -> np.ndarray:
+    """The canonical order of a decision whose actions carry no position."""
+    return np.broadcast_to(np.arange(n_actions, dtype=np.int64), (n, n_actions))
+
+
+def _module(game: str):
+    if game not in GAMES:
+        raise ValueError(f"no abstractions for game {game!r}; games with abstractions: {', '.join(GAMES)}")
+    return importlib.import_module(f"{__name__}.{game}")
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    """Every granularity of ``variant``'s ``decision`` at ``n_players``, by name."""
+    from ..variants import get_variant
+
+    v = get_variant(variant)
+    v.decision(decision)  # raises with the decisions' names
+    v.check_players(n_players)
+    return _module(v.name).abstractions(v, decision, int(n_players))
+
+
+def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") -> Abstraction:
+    """One granularity; an unknown ``name`` is a ValueError listing the valid ones."""
+    found = abstractions(variant, decision, n_players)
+    if name not in found:
+        raise ValueError(f"unknown abstraction {name!r} for {decision}; choose from {', '.join(found)}")
+    return found[name]
+
+
+__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "GAMES", "NAMES"]

@@ -1,0 +1,219 @@
+"""Compiled building blocks shared by the games' abstractions.
+
+Cards are ``4*rank + suit``. Everything here reads ranks and suit *counts*,
+never a suit's name, so what is built from it is suit-isomorphic.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def _multiset_table(k: int) -> np.ndarray:
+    """Dense ids of rank multisets of size ``k`` given sorted high to low:
+    ``table[r0, r1, ...]`` with r0 >= r1 >= ...; -1 elsewhere."""
+    shape = (13,) * k
+    table = np.full(shape, -1, np.int32)
+    nxt = 0
+    for idx in np.ndindex(*shape):
+        if all(idx[j] >= idx[j + 1] for j in range(k - 1)):
+            table[idx] = nxt
+            nxt += 1
+    return table
+
+
+MULTI2 = _multiset_table(2)  # 91 ids
+MULTI3 = _multiset_table(3)  # 455 ids
+N_MULTI2, N_MULTI3 = 91, 455
+
+# Straight windows as 13-bit rank masks (the ace also plays low): bit r for rank r.
+_WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x):
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def straight_state(mask):
+    """0 none, 1 gutshot-like (4 of a window, one way), 2 open-ended (two ways), 3 made."""
+    best = 0
+    windows_with_four = 0
+    for w in range(_WINDOWS.shape[0]):
+        c = popcount(mask & _WINDOWS[w])
+        if c == 5:
+            return 3
+        if c == 4:
+            windows_with_four += 1
+    if windows_with_four >= 2:
+        return 2
+    if windows_with_four == 1:
+        best = 1
+    return best
+
+
+@njit(cache=True, nogil=True)
+def sort_desc(keys, order):
+    """``order``: positions sorted by ``keys`` high to low, stable (equal keys keep position order)."""
+    m = keys.shape[0]
+    for j in range(m):
+        order[j] = j
+    for j in range(1, m):
+        x = order[j]
+        i = j - 1
+        while i >= 0 and keys[order[i]] < keys[x]:
+            order[i + 1] = order[i]
+            i -= 1
+        order[i + 1] = x
+
+
+@njit(cache=True, nogil=True)
+def made_class(rank_counts, max_suit, straight):
+    """A five-to-seven-card made hand as 0 high card, 1 pair, 2 two pair, 3 trips,
+    4 straight or flush, 5 full house or better."""
+    pairs = 0
+    trips = 0
+    quads = 0
+    for r in range(13):
+        c = rank_counts[r]
+        if c == 2:
+            pairs += 1
+        elif c == 3:
+            trips += 1
+        elif c >= 4:
+            quads += 1
+    if quads or (trips and pairs) or trips >= 2:
+        return 5
+    if max_suit >= 5 or straight == 3:
+        return 4
+    if trips:
+        return 3
+    if pairs >= 2:
+        return 2
+    if pairs == 1:
+        return 1
+    return 0
+
+
+def dense_ids(values) -> np.ndarray:
+    """A lookup table: value -> dense id (order of first sorted appearance), -1 elsewhere."""
+    values = sorted(set(int(v) for v in values))
+    table = np.full(max(values) + 1, -1, np.int32)
+    for i, v in enumerate(values):
+        table[v] = i
+    return table
+
+
+def _comb_table(n_max: int = 256, k_max: int = 8) -> np.ndarray:
+    t = np.zeros((n_max + 1, k_max + 1), np.int64)
+    for n in range(n_max + 1):
+        t[n, 0] = 1
+        for k in range(1, min(n, k_max) + 1):
+            t[n, k] = t[n - 1, k - 1] + (t[n - 1, k] if k <= n - 1 else 0)
+    return t
+
+
+COMB = _comb_table()
+
+
+def n_multisets(n_states: int, k: int) -> int:
+    """How many multisets of ``k`` states out of ``n_states`` there are."""
+    return int(COMB[n_states + k - 1, k])
+
+
+@njit(cache=True, nogil=True)
+def multiset_index(states, k, comb):
+    """Dense id in ``[0, C(S + k - 1, k))`` of ``states[:k]`` sorted high to low (S states)."""
+    idx = 0
+    for j in range(k):
+        idx += comb[states[j] + (k - 1 - j), k - j]
+    return idx
+
+
+# -- exact suit-isomorphic classes of a set of cards -------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def canonical_suits(cards, m, suit_rank):
+    """Order the suits of ``cards[:m]``: by their 13-bit rank sets, larger first, equal sets by
+    the first position holding the suit (so the order is suit-isomorphic). Writes
+    ``suit_rank[s]`` (0 = first) and returns the class key (the four rank sets, in that order)."""
+    masks = np.zeros(4, np.int64)
+    first = np.full(4, 99, np.int64)
+    for j in range(m):
+        c = cards[j]
+        s = c & 3
+        masks[s] |= np.int64(1) << (c >> 2)
+        if first[s] == 99:
+            first[s] = j
+    order = np.empty(4, np.int64)
+    for s in range(4):
+        order[s] = s
+    for j in range(1, 4):
+        x = order[j]
+        i = j - 1
+        while i >= 0 and (masks[order[i]] < masks[x] or
+                          (masks[order[i]] == masks[x] and first[order[i]] > first[x])):
+            order[i + 1] = order[i]
+            i -= 1
+        order[i + 1] = x
+    key = np.int64(0)
+    for j in range(4):
+        suit_rank[order[j]] = j
+        key = (key << 13) | masks[order[j]]
+    return key
+
+
+@njit(cache=True)
+def _all_keys(k):
+    """The class key of every k-card set (k = 4 or 5)."""
+    total = 1
+    for j in range(k):
+        total = total * (52 - j) // (j + 1)
+    out = np.empty(total, np.int64)
+    cards = np.empty(k, np.int64)
+    sr = np.empty(4, np.int64)
+    idx = np.arange(k)
+    t = 0
+    while True:
+        for j in range(k):
+            cards[j] = idx[j]
+        out[t] = canonical_suits(cards, k, sr)
+        t += 1
+        j = k - 1
+        while j >= 0 and idx[j] == 52 - k + j:
+            j -= 1
+        if j < 0:
+            break
+        idx[j] += 1
+        for i in range(j + 1, k):
+            idx[i] = idx[i - 1] + 1
+    return out
+
+
+_CLASS_KEYS: dict[int, np.ndarray] = {}
+
+
+def class_keys(k: int) -> np.ndarray:
+    """Sorted class keys of every suit-isomorphic class of k cards (134,459 for five, 16,432 for four)."""
+    if k not in _CLASS_KEYS:
+        _CLASS_KEYS[k] = np.unique(_all_keys(k))
+    return _CLASS_KEYS[k]
+
+
+@njit(cache=True, nogil=True)
+def class_id(keys, key):
+    """The dense id of ``key`` in the sorted ``keys`` (binary search)."""
+    lo, hi = 0, keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,152 @@
+"""Estonian Twist: buckets for the pass and the discard.
+
+Both decisions hold three cards and see the flop, and each action throws one
+card (to the left neighbour, or away) and keeps the other two. The three cards
+are put in a *canonical order*: by rank, high to low, then by how many flop
+cards share the card's suit, then by how many other held cards do (ties keep
+their dealt order). Canonical action k throws the k-th card of that order.
+
+``fine`` (3,933,475 buckets): the exact ranks of the three cards (455 rank
+multisets) and of the flop (455), and for each canonical action the most cards
+of one suit among the two kept cards and the flop (at most 2, 3, 4 or 5: 19
+combinations occur). Ranks give every pair, trips and straight (draw) exactly;
+the suit counts give every flush (draw), backdoor included.
+
+``coarse`` (145,800 buckets, a few thousand occur): for each canonical action,
+what the two kept cards make with the flop: the made hand (high card, pair,
+two pair, trips, straight or flush, full house or better) and the best draw
+(none; a gutshot or three to a flush; an open-ended straight draw or four to a
+flush); and the rank group (2-5, 6-8, 9-J, Q-K, A) of the highest and of the
+lowest card. ``coarse`` is a function of ``fine``.
+
+The discard uses the same buckets on ``[kept, kept, received]``; the passed
+card (dead) and which card was received do not enter.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numba import njit
+
+from . import Abstraction
+from ._common import MULTI3, N_MULTI3, dense_ids, made_class, sort_desc, straight_state
+
+
+def _flush_combos() -> np.ndarray:
+    """Dense ids of (s0, s1, s2), s_k = (most kept+flop cards of one suit) - 2, clipped at 0."""
+    codes = []
+    for suits in itertools.product(range(4), repeat=6):
+        h, f = suits[:3], suits[3:]
+        s = []
+        for k in range(3):
+            kept = [h[j] for j in range(3) if j != k] + list(f)
+            m = max(kept.count(x) for x in range(4))
+            s.append(max(0, m - 2))
+        codes.append(s[0] * 16 + s[1] * 4 + s[2])
+    return dense_ids(codes)
+
+
+FLUSH_IDS = _flush_combos()
+N_FLUSH = int(FLUSH_IDS.max()) + 1  # 19
+N_FINE = N_MULTI3 * N_MULTI3 * N_FLUSH
+N_COARSE_ACTION = 18
+RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
+N_COARSE = N_COARSE_ACTION ** 3 * 25
+
+
+@njit(cache=True, nogil=True)
+def _kernel(hand, flop, fine, out, canon, multi3, flush_ids, rank_group):
+    n = hand.shape[0]
+    key = np.empty(3, np.int64)
+    order = np.empty(3, np.int64)
+    rc = np.zeros(13, np.int64)
+    sc = np.zeros(4, np.int64)
+    for i in range(n):
+        for j in range(3):
+            c = hand[i, j]
+            fs = 0
+            for t in range(3):
+                fs += (flop[i, t] & 3) == (c & 3)
+            hs = 0
+            for t in range(3):
+                hs += t != j and (hand[i, t] & 3) == (c & 3)
+            key[j] = (c >> 2) * 16 + fs * 4 + hs
+        sort_desc(key, order)
+        for k in range(3):
+            canon[i, order[k]] = k
+        # flop ranks high to low
+        f0, f1, f2 = flop[i, 0] >> 2, flop[i, 1] >> 2, flop[i, 2] >> 2
+        if f0 < f1:
+            f0, f1 = f1, f0
+        if f1 < f2:
+            f1, f2 = f2, f1
+        if f0 < f1:
+            f0, f1 = f1, f0
+        code = 0
+        coarse = 0
+        for k in range(3):
+            for r in range(13):
+                rc[r] = 0
+            for s in range(4):
+                sc[s] = 0
+            mask = 0
+            for t in range(3):
+                if t != k:
+                    c = hand[i, order[t]]
+                    rc[c >> 2] += 1
+                    sc[c & 3] += 1
+                    mask |= 1 << (c >> 2)
+            for t in range(3):
+                c = flop[i, t]
+                rc[c >> 2] += 1
+                sc[c & 3] += 1
+                mask |= 1 << (c >> 2)
+            m = max(sc[0], sc[1], sc[2], sc[3])
+            code = code * 4 + max(0, m - 2)
+            st = straight_state(mask)
+            made = made_class(rc, m, st)
+            draw = 0
+            if made < 4:
+                if m == 4 or st == 2:
+                    draw = 2
+                elif m == 3 or st == 1:
+                    draw = 1
+            coarse = coarse * 18 + made * 3 + draw
+        r0 = hand[i, order[0]] >> 2
+        r1 = hand[i, order[1]] >> 2
+        r2 = hand[i, order[2]] >> 2
+        if fine:
+            out[i] = (multi3[r0, r1, r2] * 455 + multi3[f0, f1, f2]) * 19 + flush_ids[code]
+        else:
+            out[i] = (coarse * 5 + rank_group[r0]) * 5 + rank_group[r2]
+
+
+def _make(fine: bool):
+    def kernel(obs, round=0):
+        hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
+        flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
+        n = hand.shape[0]
+        out = np.empty(n, np.int64)
+        canon = np.empty((n, 3), np.int64)
+        _kernel(hand, flop, fine, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
+        return out, canon
+
+    return kernel
+
+
+_FINE, _COARSE = _make(True), _make(False)
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    what = "the card to pass" if decision == "pass" else "the card to discard"
+    return {
+        "coarse": Abstraction(
+            "estonian", decision, "coarse", N_COARSE, 3,
+            f"{what}, in rank order; per action the made hand (6 classes) and best draw (3) the kept "
+            "pair makes with the flop; rank groups of the highest and lowest card", _COARSE, key=(n_players,)),
+        "fine": Abstraction(
+            "estonian", decision, "fine", N_FINE, 3,
+            f"{what}, in rank order; exact ranks of the three cards and of the flop, and per action "
+            "the most cards of one suit among the kept pair and the flop", _FINE, key=(n_players,)),
+    }
