@@ -1,0 +1,212 @@
+"""Slovak Double Barrel: buckets for the two exchanges.
+
+The actions are 0 decline, 1 muck face-up card 0, 2 muck face-up card 1. The
+seat's two face-up cards are put in a canonical order: the higher rank first;
+on equal ranks, the card whose suit shows more often (in sight at the first
+exchange, on the flop at the second) first, then dealt order. Canonical action
+1 mucks the first card of that order, 2 the second; decline stays 0.
+
+Every bucket includes the seat (players act in turn, and a later seat has seen
+more), so counts are per player count P.
+
+``exchange1``
+
+- ``coarse`` (169 x P): the starting hand: both ranks and whether suited.
+- ``fine`` (18,252 x P): that, and what is in sight elsewhere (other players'
+  face-up cards and the muck): per card how many of its rank (0, 1, 2+), for a
+  suited hand how many of its suit (0-1, 2-3, 4+), and the best pair another
+  player shows (none, 2-8, 9-Q, K-A).
+
+``exchange2``
+
+- ``coarse`` (145,800 x P, a few thousand occur): per canonical action, what
+  the cards kept face up make with the flop (high card, pair, two pair, trips,
+  straight or flush, full house or better) and their best draw (none; a
+  gutshot or three to a flush of a face-up card's suit; open-ended or four to
+  a flush); and the rank group (2-5, 6-8, 9-J, Q-K, A) of each face-up card.
+- ``fine`` (538,265 x P): the exact ranks of both cards (91) and of the flop
+  (455), and the suits as they matter for flushes: suited, with 0-3 flop cards
+  of the suit, or offsuit with each card's flop suit count (at most 1, 2, 3).
+  ``coarse`` is a function of ``fine``.
+
+Cards in the muck and other players' cards enter ``exchange2`` only through
+the seat (live outs are not counted).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import Abstraction
+from ._common import MULTI2, MULTI3, made_class, popcount, sort_desc, straight_state
+
+N_HAND = 169
+N_FINE1 = N_HAND * 9 * 3 * 4
+N_COARSE2 = 18 ** 3 * 25
+RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
+N_SUIT2 = 13
+N_FINE2 = 91 * 455 * N_SUIT2
+
+
+@njit(cache=True, nogil=True)
+def _order(c0, c1, s0, s1):
+    """(first, second) positions: higher rank first, then the suit count s, then dealt order."""
+    k0 = (c0 >> 2) * 16 + s0
+    k1 = (c1 >> 2) * 16 + s1
+    if k1 > k0:
+        return 1, 0
+    return 0, 1
+
+
+@njit(cache=True, nogil=True)
+def _hand_class(a, b):
+    """0..168: ranks high to low and suited (a is the higher)."""
+    ra, rb = a >> 2, b >> 2
+    if (a & 3) == (b & 3):
+        return rb * 13 + ra  # suited: low rank first (rb < ra)
+    return ra * 13 + rb
+
+
+@njit(cache=True, nogil=True)
+def _kernel1(up, in_sight, seat, fine, out, canon):
+    n, P = up.shape[0], up.shape[1]
+    for i in range(n):
+        c = np.empty(2, np.int64)
+        c[0], c[1] = up[i, seat, 0], up[i, seat, 1]
+        sight = np.uint64(in_sight[i])
+        # counts in sight other than the seat's own two cards
+        rank_seen = np.zeros(2, np.int64)
+        suit_seen = np.zeros(2, np.int64)
+        for j in range(2):
+            r, s = c[j] >> 2, c[j] & 3
+            k = 0
+            for t in range(4):
+                k += (sight >> np.uint64(4 * r + t)) & np.uint64(1)
+            for t in range(2):
+                k -= (c[t] >> 2) == r
+            rank_seen[j] = k
+            k = 0
+            for rr in range(13):
+                k += (sight >> np.uint64(4 * rr + s)) & np.uint64(1)
+            for t in range(2):
+                k -= (c[t] & 3) == s
+            suit_seen[j] = k
+        f, g = _order(c[0], c[1], suit_seen[0], suit_seen[1])
+        canon[i, 0] = 0
+        canon[i, 1 + f] = 1
+        canon[i, 1 + g] = 2
+        hc = _hand_class(c[f], c[g])
+        if not fine:
+            out[i] = hc * P + seat
+            continue
+        d = min(rank_seen[f], 2) * 3 + min(rank_seen[g], 2)
+        su = 0
+        if (c[0] & 3) == (c[1] & 3):
+            x = suit_seen[0]
+            su = 0 if x <= 1 else (1 if x <= 3 else 2)
+        threat = 0
+        for q in range(P):
+            if q != seat and up[i, q, 0] >= 0 and (up[i, q, 0] >> 2) == (up[i, q, 1] >> 2):
+                r = up[i, q, 0] >> 2
+                t = 1 if r <= 6 else (2 if r <= 10 else 3)
+                threat = max(threat, t)
+        out[i] = (((hc * 9 + d) * 3 + su) * 4 + threat) * P + seat
+
+
+@njit(cache=True, nogil=True)
+def _kernel2(up, board, seat, fine, out, canon, multi2, multi3, rank_group):
+    n, P = up.shape[0], up.shape[1]
+    rc = np.zeros(13, np.int64)
+    for i in range(n):
+        c0, c1 = up[i, seat, 0], up[i, seat, 1]
+        fs = np.zeros(2, np.int64)
+        for t in range(3):
+            fs[0] += (board[i, t] & 3) == (c0 & 3)
+            fs[1] += (board[i, t] & 3) == (c1 & 3)
+        f, g = _order(c0, c1, fs[0], fs[1])
+        cf, cg = (c0, c1) if f == 0 else (c1, c0)
+        canon[i, 0] = 0
+        canon[i, 1 + f] = 1
+        canon[i, 1 + g] = 2
+        suited = (c0 & 3) == (c1 & 3)
+        if fine:
+            b0, b1, b2 = board[i, 0] >> 2, board[i, 1] >> 2, board[i, 2] >> 2
+            if b0 < b1:
+                b0, b1 = b1, b0
+            if b1 < b2:
+                b1, b2 = b2, b1
+            if b0 < b1:
+                b0, b1 = b1, b0
+            if suited:
+                su = fs[0]
+            else:
+                su = 4 + (max(fs[f], 1) - 1) * 3 + (max(fs[g], 1) - 1)
+            out[i] = ((multi2[cf >> 2, cg >> 2] * 455 + multi3[b0, b1, b2]) * 13 + su) * P + seat
+            continue
+        code = 0
+        for a in range(3):  # canonical actions: keep both, keep cg, keep cf
+            for r in range(13):
+                rc[r] = 0
+            mask = 0
+            m = 0
+            for t in range(3):
+                rc[board[i, t] >> 2] += 1
+                mask |= 1 << (board[i, t] >> 2)
+            for j in range(2):
+                if a == 0 or (a == 1 and j == 1) or (a == 2 and j == 0):
+                    x = cf if j == 0 else cg
+                    rc[x >> 2] += 1
+                    mask |= 1 << (x >> 2)
+                    # cards of this face-up card's suit among the kept cards and the flop
+                    k = 1 + (fs[f] if j == 0 else fs[g])
+                    if a == 0 and suited:
+                        k += 1
+                    m = max(m, k)
+            st = straight_state(mask)
+            made = made_class(rc, m, st)
+            draw = 0
+            if made < 4:
+                if m == 4 or st == 2:
+                    draw = 2
+                elif m == 3 or st == 1:
+                    draw = 1
+            code = code * 18 + made * 3 + draw
+        code = (code * 5 + rank_group[cf >> 2]) * 5 + rank_group[cg >> 2]
+        out[i] = code * P + seat
+
+
+def _make(decision, fine):
+    def kernel(obs, round=0):
+        up = np.ascontiguousarray(obs["up"], dtype=np.int8)
+        seat = int(obs["seat"])
+        n = up.shape[0]
+        out = np.empty(n, np.int64)
+        canon = np.empty((n, 3), np.int64)
+        if decision == "exchange1":
+            _kernel1(up, np.ascontiguousarray(obs["in_sight"], dtype=np.uint64), seat, fine, out, canon)
+        else:
+            _kernel2(up, np.ascontiguousarray(obs["board"], dtype=np.int8), seat, fine, out, canon,
+                     MULTI2, MULTI3, RANK_GROUP)
+        return out, canon
+
+    return kernel
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    P = n_players
+    if decision == "exchange1":
+        return {
+            "coarse": Abstraction("slovak", decision, "coarse", N_HAND * P, 3,
+                                  "starting hand (169) and seat", _make(decision, False), key=(P,)),
+            "fine": Abstraction("slovak", decision, "fine", N_FINE1 * P, 3,
+                                "starting hand, its ranks and suit in sight elsewhere, the best pair "
+                                "shown, and seat", _make(decision, True), key=(P,)),
+        }
+    return {
+        "coarse": Abstraction("slovak", decision, "coarse", N_COARSE2 * P, 3,
+                              "per action the made hand and draw of the kept face-up cards with the flop, "
+                              "rank groups of the face-up cards, and seat", _make(decision, False), key=(P,)),
+        "fine": Abstraction("slovak", decision, "fine", N_FINE2 * P, 3,
+                            "exact ranks of the face-up cards and the flop, flush-relevant suit counts, "
+                            "and seat", _make(decision, True), key=(P,)),
+    }
