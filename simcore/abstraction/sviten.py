@@ -1,0 +1,208 @@
+"""Sviten Special: buckets for the draw and the One Open answer.
+
+**draw** (32 actions, a 5-bit mask over hand positions). The five cards are put
+in a canonical order: the suits are ordered by the ranks they hold (the larger
+13-bit rank set first; equal sets by the first hand position holding the
+suit), and the cards by rank, high to low, then by that suit order. Canonical
+action m throws the cards at the canonical positions of m's bits.
+
+- ``fine`` (268,918 buckets): the exact suit-isomorphic class of the five
+  cards (134,459 classes), and whether the seat is in the first or second half
+  of the table (later seats face a shorter stub and have seen more draws).
+- ``coarse`` (43,316 buckets): the ranks of the five cards (6,188 multisets)
+  and their flush shape: at most three of a suit, four of a suit with the odd
+  card at canonical position 1-5, or five of a suit. ``coarse`` is a function
+  of ``fine``.
+
+Neither reads the flop: the own-five half of the pot is the five cards alone,
+and the flop enters only the Omaha half.
+
+**open** (keep 0, refuse 1; asked after throwing exactly one card):
+
+- ``fine`` (854,465 buckets): the exact class of the four kept cards (16,432)
+  with the open card's rank and its suit's place in that class's suit order.
+- ``coarse`` (501 buckets): the kept cards' rank pattern (four different,
+  a pair, two pair, trips, quads), how many kept cards share the open card's
+  rank (0-3), its rank group (2-5, 6-8, 9-J, Q-K, A) and how many kept cards
+  share its suit (0-4). ``coarse`` is a function of ``fine``.
+
+Rows without an open card (only keep is legal) get the last bucket.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import Abstraction, identity_canon
+from ._common import COMB, canonical_suits, class_id, class_keys, multiset_index
+
+N_CLASS5 = 134_459
+N_CLASS4 = 16_432
+N_FINE_DRAW = N_CLASS5 * 2
+N_RANKS5 = 6_188
+N_COARSE_DRAW = N_RANKS5 * 7
+N_FINE_OPEN = N_CLASS4 * 52 + 1
+N_COARSE_OPEN = 5 * 4 * 5 * 5 + 1
+RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _draw_kernel(hand, seat, n_players, fine, keys5, comb, out, canon):
+    n = hand.shape[0]
+    cards = np.empty(5, np.int64)
+    sr = np.empty(4, np.int64)
+    key = np.empty(5, np.int64)
+    order = np.empty(5, np.int64)
+    pos = np.empty(5, np.int64)
+    st = np.empty(5, np.int64)
+    sc = np.zeros(4, np.int64)
+    half = 1 if 2 * seat >= n_players else 0
+    for i in range(n):
+        for j in range(5):
+            cards[j] = hand[i, j]
+        ckey = canonical_suits(cards, 5, sr)
+        for j in range(5):
+            key[j] = (cards[j] >> 2) * 4 + (3 - sr[cards[j] & 3])
+        # ranks high to low; on equal ranks the earlier suit of the canonical order
+        for j in range(5):
+            order[j] = j
+        for j in range(1, 5):
+            x = order[j]
+            t = j - 1
+            while t >= 0 and key[order[t]] < key[x]:
+                order[t + 1] = order[t]
+                t -= 1
+            order[t + 1] = x
+        for k in range(5):
+            pos[order[k]] = k
+        for m in range(32):
+            c = 0
+            for j in range(5):
+                if (m >> j) & 1:
+                    c |= 1 << pos[j]
+            canon[i, m] = c
+        if fine:
+            out[i] = class_id(keys5, ckey) * 2 + half
+            continue
+        for s in range(4):
+            sc[s] = 0
+        for j in range(5):
+            sc[cards[j] & 3] += 1
+            st[j] = cards[order[j]] >> 2
+        mx = 0
+        ms = 0
+        for s in range(4):
+            if sc[s] > mx:
+                mx = sc[s]
+                ms = s
+        if mx <= 3:
+            fl = 0
+        elif mx == 5:
+            fl = 6
+        else:
+            fl = 1
+            for k in range(5):
+                if (cards[order[k]] & 3) != ms:
+                    fl = 1 + k
+        out[i] = multiset_index(st, 5, comb) * 7 + fl
+
+
+@njit(cache=True, nogil=True)
+def _open_kernel(hand, mask, open_card, fine, keys4, out):
+    n = hand.shape[0]
+    cards = np.empty(4, np.int64)
+    sr = np.empty(4, np.int64)
+    rc = np.zeros(13, np.int64)
+    for i in range(n):
+        oc = open_card[i]
+        if oc < 0:
+            out[i] = N_FINE_OPEN - 1 if fine else N_COARSE_OPEN - 1
+            continue
+        k = 0
+        for j in range(5):
+            if not (mask[i] >> j) & 1:
+                cards[k] = hand[i, j]
+                k += 1
+        if fine:
+            ckey = canonical_suits(cards, 4, sr)
+            present = 0
+            for s in range(4):
+                for j in range(4):
+                    if (cards[j] & 3) == s:
+                        present |= 1 << s
+            s = oc & 3
+            if (present >> s) & 1:
+                code = sr[s]
+            else:  # a suit the kept cards lack: every such suit is alike
+                code = 0
+                for t in range(4):
+                    code += (present >> t) & 1
+            out[i] = class_id(keys4, ckey) * 52 + (oc >> 2) * 4 + code
+            continue
+        for r in range(13):
+            rc[r] = 0
+        same_suit = 0
+        for j in range(4):
+            rc[cards[j] >> 2] += 1
+            same_suit += (cards[j] & 3) == (oc & 3)
+        mx = 0
+        pairs = 0
+        for r in range(13):
+            mx = max(mx, rc[r])
+            pairs += rc[r] == 2
+        if mx == 4:
+            pat = 4
+        elif mx == 3:
+            pat = 3
+        elif pairs == 2:
+            pat = 2
+        elif pairs == 1:
+            pat = 1
+        else:
+            pat = 0
+        out[i] = ((pat * 4 + rc[oc >> 2]) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit
+
+
+def _draw(fine):
+    def kernel(obs, round=0):
+        hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
+        n = hand.shape[0]
+        out = np.empty(n, np.int64)
+        canon = np.empty((n, 32), np.int64)
+        _draw_kernel(hand, int(obs["seat"]), int(obs["n_players"]), fine, class_keys(5), COMB, out, canon)
+        return out, canon
+
+    return kernel
+
+
+def _open(fine):
+    def kernel(obs, round=0):
+        hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
+        n = hand.shape[0]
+        out = np.empty(n, np.int64)
+        _open_kernel(hand, np.ascontiguousarray(obs["mask"], dtype=np.int8),
+                     np.ascontiguousarray(obs["open_card"], dtype=np.int8), fine,
+                     class_keys(4) if fine else np.zeros(1, np.int64), out)
+        return out, identity_canon(n, 2)
+
+    return kernel
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    P = n_players
+    if decision == "draw":
+        return {
+            "coarse": Abstraction("sviten", "draw", "coarse", N_COARSE_DRAW, 32,
+                                  "ranks of the five cards (6,188) and their flush shape (7)", _draw(False),
+                                  key=(P,)),
+            "fine": Abstraction("sviten", "draw", "fine", N_FINE_DRAW, 32,
+                                "exact suit-isomorphic class of the five cards (134,459) and the half of "
+                                "the table the seat sits in", _draw(True), key=(P,)),
+        }
+    return {
+        "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
+                              "kept cards' rank pattern; the open card's pairs, rank group and suit count",
+                              _open(False), key=(P,)),
+        "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
+                            "exact class of the four kept cards with the open card", _open(True), key=(P,)),
+    }
