@@ -2,6 +2,7 @@
 
 It takes variant objects and resolved strategies; :mod:`simcore.api` resolves names.
 """
+from .alternatives import AlternativesTask, map_alternatives, merge_parts
 from .match import MatchChances, PayoffRows, match_chances, match_probabilities
 from .blocks import Job, deal_block, play_block, play_tables, seat_streams
 from .runner import run_analysis, run_comparison, run_simulation
@@ -10,7 +11,8 @@ from .variant import (
     Decision, Field, NoRollout, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
 )
 
-__all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "play_block", "play_tables", "deal_block",
+__all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "map_alternatives", "AlternativesTask",
+           "merge_parts", "play_block", "play_tables", "deal_block",
            "seat_streams", "Job", "Variant", "Decision", "Option", "Field", "Outcome", "Table", "SharedState",
            "StrategyError", "NoRollout", "pot_shares", "place_points", "PayoffRows", "MatchChances", "match_chances",
            "match_probabilities"]

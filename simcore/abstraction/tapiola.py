@@ -1,0 +1,145 @@
+"""Tapiola Hold'em: buckets for the three discards and the last decision.
+
+Each held card gets a *state*: its rank and its class, where the class says
+what it does with the cards in sight (the centre and the tower cards dealt so
+far):
+
+- high game: 2 it pairs a visible card; else 1 its suit has at least three
+  cards among the held cards, the centre and the visible towers; else 0;
+- lowball: 1 it pairs a visible card or another held card, else 0 (ranks count
+  the ace low).
+
+The held cards are put in canonical order by state, high to low (rank first,
+then class; equal states keep their hand order), the thrown positions after
+them. Canonical action k throws the k-th card of that order (``last``: 0 keeps
+all, 1 + k throws the k-th). A bucket is the multiset of the held cards'
+states; the number held says the round (5, 4, 3 cards; lowball 6, 5, 4).
+
+- ``fine``: states of 13 ranks x the classes (39 high, 26 lowball):
+  1,085,188 discard buckets (high), 10,660 for ``last``; lowball 902,538.
+- ``coarse``: rank groups (2-5, 6-8, 9-J, Q-K, A; lowball A-3, 4-5, 6-7, 8-10,
+  J-K) x the classes: 15,368 discard buckets (high), 680 for ``last``; lowball
+  7,722. ``coarse`` is a function of ``fine``.
+
+The scoring option changes what a bucket is worth, not what it means; a table
+file records the options and refuses others.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import Abstraction
+from ._common import COMB, multiset_index, n_multisets
+
+HIGH_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
+# lowball: rank index with the ace low (A=0, 2=1, ..., K=12)
+LOW_GROUP = np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _kernel(hand, held, centre, towers, lowball, fine, last, offsets, comb, out, canon):
+    n, h = hand.shape
+    state = np.empty(h, np.int64)
+    order = np.empty(h, np.int64)
+    sorted_states = np.empty(h, np.int64)
+    rc = np.zeros(13, np.int64)
+    hrc = np.zeros(13, np.int64)
+    sc = np.zeros(4, np.int64)
+    n_class = 2 if lowball else 3
+    for i in range(n):
+        for r in range(13):
+            rc[r] = 0
+            hrc[r] = 0
+        for s in range(4):
+            sc[s] = 0
+        rc[centre[i] >> 2] += 1
+        sc[centre[i] & 3] += 1
+        for t in range(6):
+            c = towers[i, t]
+            if c >= 0:
+                rc[c >> 2] += 1
+                sc[c & 3] += 1
+        k = 0
+        for j in range(h):
+            if held[i, j]:
+                k += 1
+                hrc[hand[i, j] >> 2] += 1
+                sc[hand[i, j] & 3] += 1
+        for j in range(h):
+            c = hand[i, j]
+            r = c >> 2
+            if lowball:
+                lr = (r + 1) % 13
+                cls = 1 if (rc[r] > 0 or hrc[r] > 1) else 0
+                rank = lr
+            else:
+                cls = 2 if rc[r] > 0 else (1 if sc[c & 3] >= 3 else 0)
+                rank = r
+            if not fine:
+                rank = (LOW_GROUP[rank] if lowball else HIGH_GROUP[rank])
+            # held cards first (larger keys), then thrown ones
+            state[j] = (rank * n_class + cls) if held[i, j] else -1 - j
+        # sort positions by state high to low, stable
+        for j in range(h):
+            order[j] = j
+        for j in range(1, h):
+            x = order[j]
+            t = j - 1
+            while t >= 0 and state[order[t]] < state[x]:
+                order[t + 1] = order[t]
+                t -= 1
+            order[t + 1] = x
+        for q in range(h):
+            if last:
+                canon[i, 1 + order[q]] = 1 + q
+            else:
+                canon[i, order[q]] = q
+        if last:
+            canon[i, 0] = 0
+        for q in range(k):
+            sorted_states[q] = state[order[q]]
+        rnd = h - k
+        if rnd < 0 or rnd > 2:
+            rnd = 2
+        out[i] = offsets[rnd] + multiset_index(sorted_states, k, comb)
+
+
+def _offsets(n_states: int, h: int, last: bool):
+    if last:
+        return np.array([0, 0, 0], np.int64), n_multisets(n_states, h - 2)
+    sizes = [n_multisets(n_states, h - r) for r in range(3)]
+    return np.array([0, sizes[0], sizes[0] + sizes[1]], np.int64), sum(sizes)
+
+
+def _make(lowball: bool, fine: bool, last: bool, h: int):
+    n_states = (13 if fine else 5) * (2 if lowball else 3)
+    offsets, total = _offsets(n_states, h, last)
+
+    def kernel(obs, round=0):
+        hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
+        n = hand.shape[0]
+        out = np.empty(n, np.int64)
+        canon = np.empty((n, h + 1 if last else h), np.int64)
+        _kernel(hand, np.ascontiguousarray(obs["held"], dtype=np.bool_),
+                np.ascontiguousarray(obs["centre"], dtype=np.int8),
+                np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, fine, last, offsets, COMB,
+                out, canon)
+        return out, canon
+
+    return kernel, total
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    lowball, h = bool(variant.lowball), int(variant.h)
+    last = decision == "last"
+    key = (n_players, tuple(sorted(variant.opts.items())))
+    out = {}
+    for name, fine in (("coarse", False), ("fine", True)):
+        kernel, total = _make(lowball, fine, last, h)
+        ranks = "ranks" if fine else "rank groups"
+        out[name] = Abstraction(
+            "tapiola", decision, name, total, h + 1 if last else h,
+            f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
+            "sight); the number held gives the round", kernel, key=key)
+    return out
