@@ -1,0 +1,142 @@
+"""Russian Hold'em: buckets for the twelve placements.
+
+Each of the seat's three hands (its flop card, the cards placed on it, its own
+face-down card) gets a *state*:
+
+- how many cards it has been given (0 to 4; 4 is full, so not legal);
+- what it holds: high card, a pair, two pair, trips or better;
+- what it can still become: a flush (every card one suit), else a straight
+  (distinct ranks inside one five-rank window), else neither;
+- what the card to place does on it: pairs one of its ranks, else keeps its
+  flush or straight possible, else nothing.
+
+Two wins out of three take the pot and hands differ only by their cards, so
+the hands are put in canonical order by state, high to low (equal states keep
+hand order); canonical action k places the card on the k-th hand of that
+order. A bucket is the multiset of the three states and the seat (seats place
+in turn; a later one has seen the others' cards of the round). The round is
+the number of cards the seat has given, so it is in the bucket.
+
+- ``fine``: 180 states (5 x 4 x 3 x 3): 988,260 multisets x P seats
+  (3,953,040 at 4 players, 2,964,780 at 3).
+- ``coarse``: 30 states (cards given 0-4 x pair or better x what the card
+  does): 4,960 multisets x P seats. ``coarse`` is a function of ``fine``.
+
+Other players' visible cards do not enter.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import Abstraction
+from ._common import COMB, multiset_index, n_multisets
+
+_WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
+N_FINE_STATES, N_COARSE_STATES = 180, 30
+
+
+@njit(cache=True, nogil=True)
+def _kernel(flop, up, placed, own_down, card, seat, fine, comb, out, canon):
+    n = flop.shape[0]
+    P = up.shape[1]
+    state = np.empty(3, np.int64)
+    order = np.empty(3, np.int64)
+    srt = np.empty(3, np.int64)
+    cards = np.empty(6, np.int64)
+    rc = np.zeros(13, np.int64)
+    for i in range(n):
+        x = card[i]
+        xr, xs = x >> 2, x & 3
+        for k in range(3):
+            m = 0
+            cards[m] = flop[i, k]
+            m += 1
+            for t in range(3):
+                c = up[i, seat, k, t]
+                if c >= 0:
+                    cards[m] = c
+                    m += 1
+            if own_down[i, k] >= 0:
+                cards[m] = own_down[i, k]
+                m += 1
+            for r in range(13):
+                rc[r] = 0
+            mask = 0
+            one_suit = True
+            for t in range(m):
+                rc[cards[t] >> 2] += 1
+                mask |= 1 << (cards[t] >> 2)
+                one_suit = one_suit and (cards[t] & 3) == (cards[0] & 3)
+            pairs = 0
+            trips = False
+            for r in range(13):
+                pairs += rc[r] == 2
+                trips = trips or rc[r] >= 3
+            made = 3 if trips else min(pairs, 2)
+            distinct = True
+            for r in range(13):
+                distinct = distinct and rc[r] <= 1
+            straight = False
+            if distinct:
+                for w in range(_WINDOWS.shape[0]):
+                    straight = straight or (mask & ~_WINDOWS[w]) == 0
+            draw = 2 if one_suit else (1 if straight else 0)
+            pc = placed[i, seat, k]
+            effect = 0
+            if pc < 4:
+                if rc[xr] > 0:
+                    effect = 2
+                elif (one_suit and xs == (cards[0] & 3)):
+                    effect = 1
+                elif straight:
+                    nm = mask | (1 << xr)
+                    for w in range(_WINDOWS.shape[0]):
+                        if (nm & ~_WINDOWS[w]) == 0:
+                            effect = 1
+            if fine:
+                state[k] = ((pc * 4 + made) * 3 + draw) * 3 + effect
+            else:
+                state[k] = (pc * 2 + (made > 0)) * 3 + effect
+        for k in range(3):
+            order[k] = k
+        for j in range(1, 3):
+            v = order[j]
+            t = j - 1
+            while t >= 0 and state[order[t]] < state[v]:
+                order[t + 1] = order[t]
+                t -= 1
+            order[t + 1] = v
+        for q in range(3):
+            canon[i, order[q]] = q
+            srt[q] = state[order[q]]
+        out[i] = multiset_index(srt, 3, comb) * P + seat
+
+
+def _make(fine: bool):
+    def kernel(obs, round=0):
+        flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
+        n = flop.shape[0]
+        out = np.empty(n, np.int64)
+        canon = np.empty((n, 3), np.int64)
+        _kernel(flop, np.ascontiguousarray(obs["up"], dtype=np.int8),
+                np.ascontiguousarray(obs["placed"], dtype=np.int8),
+                np.ascontiguousarray(obs["own_down"], dtype=np.int8),
+                np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), fine, COMB, out, canon)
+        return out, canon
+
+    return kernel
+
+
+def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
+    P = n_players
+    return {
+        "coarse": Abstraction(
+            "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * P, 3,
+            "the three hands' states (cards given, pair or better, what the card does on it) and the seat",
+            _make(False), key=(P,)),
+        "fine": Abstraction(
+            "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * P, 3,
+            "the three hands' states (cards given, made hand, flush or straight still possible, what "
+            "the card does on it) and the seat", _make(True), key=(P,)),
+    }
