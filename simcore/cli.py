@@ -107,6 +107,47 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     _variant_flags(p)
 
 
+def _add_exploit_options(p: argparse.ArgumentParser) -> None:
+    from simcore.exploit import DEFAULT_DEALS, DEFAULT_EVAL_DEALS, DEFAULT_MIN_VISITS, DEFAULT_ROLLOUT_DEALS, \
+        DEFAULT_ROLLOUT_K
+    from simcore.variants import variant_classes
+
+    p.add_argument("variant", help=", ".join(variant_classes()))
+    p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
+    p.add_argument("--field", help="policy spec of the field (every seat; the BR's fallback)")
+    p.add_argument("--seat", type=int, default=None, metavar="K", help="the deviating seat (default: every seat)")
+    p.add_argument("--deals", "-d", type=int, default=DEFAULT_DEALS,
+                   help=f"fitting deals per stage and pass (default {DEFAULT_DEALS:,})")
+    p.add_argument("--eval-deals", type=int, default=DEFAULT_EVAL_DEALS,
+                   help=f"fresh deals the BR is measured on (default {DEFAULT_EVAL_DEALS:,}; the cap with --precision)")
+    p.add_argument("--precision", type=float, help="stop measuring when the gain's 95%% half-width is at most this")
+    p.add_argument("--abstraction", default="fine", help="the information abstraction (default fine; or coarse)")
+    p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
+    p.add_argument("--min-visits", type=int, default=DEFAULT_MIN_VISITS,
+                   help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS})")
+    p.add_argument("--passes", type=int, default=2, help="backward passes over the decisions (default 2)")
+    p.add_argument("--rollout", type=int, default=DEFAULT_ROLLOUT_K, metavar="K",
+                   help=f"K of the rollout:K bound (default {DEFAULT_ROLLOUT_K}; 0: skip it)")
+    p.add_argument("--rollout-deals", type=int, default=DEFAULT_ROLLOUT_DEALS,
+                   help=f"deals the rollout bound is measured on (default {DEFAULT_ROLLOUT_DEALS:,})")
+    p.add_argument("--out", "-o", help="write the BR table to this file (play it with table:FILE); "
+                                       "with several seats one file a seat, NAME.seatK.npz")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    g = p.add_argument_group("where it runs")
+    g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
+                   help="threads or processes that play blocks (default: all cores)")
+    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
+    g.add_argument("--checkpoint", metavar="FILE",
+                   help="save progress to files FILE.seatK.* every few seconds (new files)")
+    g.add_argument("--resume", metavar="FILE", help="continue the run saved with --checkpoint FILE")
+    g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
+                   help="seconds between checkpoint saves (default 5)")
+    p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _variant_flags(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pvsim", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -139,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hero", help="policy spec for the hero's other decisions")
     p.add_argument("--min-deals", type=int, default=1 << 15, help="deals before stopping early (default 32768)")
     p.add_argument("--no-stop", action="store_true", help="play all --deals even once separated")
+
+    p = sub.add_parser("exploit", help="a best response to a field: how much it can be beaten (a lower bound)",
+                       description="Fit a best response (BR) to the field's policy over an information "
+                                   "abstraction, then measure its gain over the field on fresh deals: a lower "
+                                   "bound on the field's exploitability, beside that of rollout:K deviations.")
+    _add_exploit_options(p)
 
     p = sub.add_parser("strategies", help="list decisions and policies",
                        description="List every decision of a variant (or all) with its policies.")
@@ -480,10 +527,35 @@ def cmd_variants(args) -> int:
     return 0
 
 
+def cmd_exploit(args) -> int:
+    import json
+
+    from simcore.exploit import exploit
+
+    fields = _prefixed(args, "field_")
+    if fields:
+        flag = "--" + next(iter(fields)).replace("_", "-")
+        raise ValueError(f"{flag}: exploit plays random deals; it takes no situation")
+    if args.out:
+        _check_out(args.out)
+    kw = {}
+    if args.block_size is not None:
+        kw["block_size"] = args.block_size
+    r = exploit(args.variant, args.players, args.field, seat=args.seat, deals=args.deals,
+                eval_deals=args.eval_deals, precision=args.precision, abstraction=args.abstraction,
+                seed=args.seed, options=_prefixed(args, "opt_") or None, min_visits=args.min_visits,
+                passes=args.passes, rollout=args.rollout, rollout_deals=args.rollout_deals,
+                executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
+                resume=args.resume, checkpoint_every=args.checkpoint_every, out=args.out,
+                progress=False if args.no_progress else None, **kw)
+    print(json.dumps(r.to_dict(), indent=2) if args.json else r.text())
+    return 0
+
+
 COMMANDS = {
     "simulate": cmd_simulate, "compare": cmd_compare, "analyze": cmd_analyze,
     "strategies": cmd_strategies, "eval": cmd_eval, "demo": cmd_demo, "bench": cmd_bench,
-    "variants": cmd_variants,
+    "variants": cmd_variants, "exploit": cmd_exploit,
 }
 
 
