@@ -33,7 +33,24 @@ def default_policy(variant, decision: str) -> str:
     return _registry().default_policy(get_variant(variant).name, decision)
 
 
+def _check_players_type(n_players) -> None:
+    """A player count that is not a whole number is a type error, not one of range."""
+    import numpy as np
+
+    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)):
+        raise ValueError(f"the number of players must be a whole number (an int), got {n_players!r} "
+                         f"({type(n_players).__name__})")
+
+
+def _check_mapping(value, what: str, example: str) -> None:
+    from collections.abc import Mapping
+
+    if value is not None and not isinstance(value, Mapping):
+        raise ValueError(f"{what} must be a dict such as {example}, got {value!r} ({type(value).__name__})")
+
+
 def _variant(variant, options):
+    _check_mapping(options, "options (the variant's rule options)", "{'scoring': 'points'}")
     if options:
         if not isinstance(variant, str):
             raise ValueError("give options with a variant name, or a variant object without options")
@@ -43,6 +60,8 @@ def _variant(variant, options):
 
 def _situation(v, n_players, hero_seat, hand, board, known, fields):
     """(known slots, presets, fields) of a situation seen from ``hero_seat``."""
+    _check_players_type(n_players)
+    _check_mapping(fields, "extra (the situation fields)", "{'passed': '7d'}")
     v.check_players(n_players)
     seat = v.check_seat(n_players, hero_seat)
     for what, cards in (("hand", hand), ("board", board)):

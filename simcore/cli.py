@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyze", help="every action of the hero's decision in a situation, ranked",
                        description="From a situation (the hero seat's cards, known board), play each legal action "
-                                   "of the decision on the same deals; stops once the best is separated at 95%%.")
+                                   "of the decision on the same deals; stops once the best is separated at 95%.")
     _add_run_options(p, 2_000_000)
     p.add_argument("--decision", help="which decision (default: the one the situation is at)")
     p.add_argument("--hero", help="policy spec for the hero's other decisions")
@@ -309,13 +309,26 @@ def _seat_specs(items) -> dict:
     out = {}
     for item in items:
         k, sep, spec = item.partition("=")
-        if not sep or not k.strip().isdigit():
+        digits = k.strip().removeprefix("-")
+        if not sep or not (digits.isascii() and digits.isdigit()):
             raise ValueError(f"--seat takes K=SPEC (e.g. 2=pass=highest), got {item!r}")
         if not spec.strip(" ,"):
             raise ValueError(f"--seat {item!r} gives no policy spec (e.g. {k}=pass=highest)")
         if int(k) in out:
             raise ValueError(f"--seat {int(k)} is given twice ({out[int(k)]!r} and {spec!r}); give one")
-        out[int(k)] = spec
+        out[int(k)] = spec  # a seat off the table (-1, 7) is refused by name with the table's seats
+    return out
+
+
+def _join_seat_values(argv: list[str]) -> list[str]:
+    """``--seat -1=SPEC`` as ``--seat=-1=SPEC``: argparse would take ``-1=SPEC`` for a flag
+    and say "expected one argument" instead of naming the seat."""
+    out = []
+    for token in argv:
+        if out and out[-1] == "--seat" and token.startswith("-") and "=" in token and not token.startswith("--"):
+            out[-1] = "--seat=" + token
+        else:
+            out.append(token)
     return out
 
 
@@ -561,7 +574,7 @@ COMMANDS = {
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_seat_values(list(sys.argv[1:] if argv is None else argv)))
     if not args.command:
         parser.print_help()
         return 0

@@ -27,6 +27,11 @@ class StrategyError(ValueError):
     """A strategy returned an illegal action (names strategy, decision, value)."""
 
 
+class StrategyInterrupt(KeyboardInterrupt):
+    """A KeyboardInterrupt raised inside a user's strategy (names strategy, decision,
+    seat): the run ends as interrupted, as on Ctrl-C, and says which strategy it was."""
+
+
 class NoRollout(ValueError):
     """A variant cannot yet resample a decision's hidden cards for a rollout."""
 
@@ -407,6 +412,11 @@ class Variant:
         """How an action reads in an analysis table ("pass 7d")."""
         return self.decision(decision).actions[action]
 
+    def analysis_conditions(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0) -> list[str]:
+        """What an analysis's numbers are conditioned on beyond the hand and board (for its
+        header), e.g. Sviten's open card in a draw analysis; default none."""
+        return []
+
     # -- shared helpers ------------------------------------------------------
     def place(self, known: np.ndarray, slots, cards, what: str) -> None:
         """Fix ``cards`` (string or ints) into the first ``slots`` of ``known``."""
@@ -565,8 +575,13 @@ def call_guarded(fn, obs: dict, rng, name: str, decision: str, seat: int, round:
     cheated = False
     try:
         answer = fn(shown, rng)
-    except StrategyError:
+    except (StrategyError, StrategyInterrupt):
         raise
+    except KeyboardInterrupt as e:
+        if _ours(fn):
+            raise
+        raise StrategyInterrupt(f"strategy {name!r} for {decision} (seat {seat}, round {round}) raised "
+                                f"KeyboardInterrupt") from e
     except Exception as e:
         if _ours(fn):
             raise
@@ -607,10 +622,21 @@ def _first_illegal(actions, legal):
     return -1
 
 
+def _brief(x) -> str:
+    """A short repr of what a strategy returned (a generator's repr is long enough)."""
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def check_actions(actions, legal: np.ndarray, name: str, decision: str) -> np.ndarray:
     """Validate a strategy's answer: (n,) integers, each legal in its row."""
     n, n_actions = legal.shape
     arr = np.asarray(actions)
+    if arr.ndim == 0:  # None, a generator, a scalar: name what came back, not numpy's shape ()
+        raise StrategyError(
+            f"strategy {name!r} for {decision} returned {type(actions).__name__} {_brief(actions)}; "
+            f"expected an array of {n} integer actions, one per deal"
+        )
     if arr.shape != (n,):
         raise StrategyError(
             f"strategy {name!r} for {decision} returned shape {arr.shape}; expected ({n},)"

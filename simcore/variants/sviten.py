@@ -660,6 +660,24 @@ class SvitenSpecial(Variant):
     def default_decision(self, board=None, open=None, **fields) -> str:
         return OPEN if open is not None else DRAW
 
+    def analysis_actions(self, decision, n_players, known, seat=0):
+        """Every action; keep or refuse only with the card served face up given (``open``):
+        without it the question has no card to ask about."""
+        if self.decision(decision).name == OPEN and (seat != 0 or known[stub_start(n_players)] < 0):
+            raise ValueError("decision open is about the card served face up after the hero threw one: "
+                             "give that card with --open CARD (extra={'open': CARD} in the API), "
+                             "e.g. --open 9h")
+        return super().analysis_actions(decision, n_players, known, seat)
+
+    def analysis_conditions(self, decision, n_players, known, seat=0) -> list[str]:
+        """A draw analysis given ``open`` is conditioned on that card coming first from the stub."""
+        if decision == DRAW and known[stub_start(n_players)] >= 0:
+            from ..cards import card_to_str
+
+            return [f"conditioned on --open {card_to_str(int(known[stub_start(n_players)]))}: the first "
+                    f"card served from the stub (face up to a seat that throws one)"]
+        return []
+
     def analysis_label(self, decision, action, known, seat=0):
         from ..cards import card_to_str
 
