@@ -158,9 +158,14 @@ def parse_spec(variant, spec) -> dict[str, str]:
         resolve(v, d, p)  # raises with the list of policies
         out[d] = p
     for p in bare:
-        for dec in v.decisions:
-            resolve(v, dec.name, p)
-            out.setdefault(dec.name, p)
+        names = [dec.name for dec in v.decisions]
+        if p.partition(":")[0] == "table":  # a table file plays the decisions it holds
+            from .table import file_decisions
+
+            names = [d for d in names if d in file_decisions(v, p)]
+        for d in names:
+            resolve(v, d, p)
+            out.setdefault(d, p)
     return out
 
 
@@ -190,7 +195,12 @@ def lineup(variant, n_players: int, hero=None, field=None, seats=None, hero_seat
         chosen = {d.name: default_policy(v.name, d.name) for d in v.decisions}
         chosen.update(hero_spec if seat == hero_seat else field_spec)
         chosen.update(seat_specs.get(seat, {}))
-        out.append({d: resolve(v, d, p) for d, p in chosen.items()})
+        resolved = {d: resolve(v, d, p) for d, p in chosen.items()}
+        for _, fn in resolved.values():  # a table policy refuses another player count here
+            check = getattr(fn, "check_players", None)
+            if check is not None:
+                check(n_players)
+        out.append(resolved)
     return out
 
 

@@ -1,0 +1,395 @@
+"""Table policies: a stored action (or a probability per action) for every bucket.
+
+A table file (``.npz``) holds, per decision, an array indexed by the bucket of
+an information abstraction (:mod:`simcore.abstraction`) and the *canonical*
+action (see :meth:`~simcore.abstraction.Abstraction.observe`):
+
+- ``(n_buckets,)`` int64: one canonical action per bucket, ``-1`` for "no
+  entry" (a pure table);
+- ``(n_buckets, n_actions)`` float64: a probability per canonical action, each
+  row summing to 1, or all zeros for "no entry" (a mixed table).
+
+Its JSON header names the game, the rule options, the player count, the
+decisions, the abstraction (name, bucket count, version per decision), the
+format version, the policy that plays where the table has no entry (its
+``fallback``; the game's default policy when none is named), and free-form
+``meta`` (who made it, seeds, gains).
+
+In a policy spec, ``table:FILE`` plays the file: ``--hero table:br.npz`` for
+every decision the file holds (the others keep their defaults), or
+``pass=table:br.npz`` for one. Loading a file into another game, player
+count, rule options or abstraction is a ValueError that says which.
+
+A table policy looks up a whole block at once: one compiled kernel computes
+the buckets and canonical order, one more maps the stored actions back to
+hand positions and checks them against ``legal``; rows without an entry, or
+whose stored action is illegal there, play the fallback. A mixed table draws
+from the seat's own random stream, so runs are reproducible; a pure table with
+a pure fallback declares the ``pure`` trait.
+
+>>> import os, tempfile
+>>> import numpy as np
+>>> from simcore.abstraction import get_abstraction
+>>> a = get_abstraction("estonian", "pass", 6, "coarse")
+>>> path = os.path.join(tempfile.mkdtemp(), "t.npz")
+>>> save_table(path, game="estonian", options={}, n_players=6, abstraction="coarse",
+...            tables={"pass": np.full(a.n_buckets, 2, np.int64)})
+>>> load_table(path).decisions
+('pass',)
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+from numba import njit
+
+try:  # the one accessor for policy traits (pure, ...)
+    from simcore.engine.variant import policy_traits, with_traits
+except ImportError:  # a pvsim from before traits were declared: the attribute alone
+    def policy_traits(fn):
+        return {"pure": True} if getattr(fn, "pure", False) else {}
+
+    def with_traits(fn, **traits):
+        return fn
+
+from .registry import default_policy, parse_spec, register_generic, resolve
+
+FORMAT = "pvsim-table"
+FORMAT_VERSION = 1
+
+
+def _variant(game, options):
+    from simcore.variants import get_variant
+
+    return get_variant(game, **(options or {}))
+
+
+def _fallback_specs(v, fallback) -> dict:
+    if fallback is None:
+        return {}
+    if isinstance(fallback, dict):
+        return {str(d): str(p) for d, p in fallback.items()}
+    return parse_spec(v, fallback)
+
+
+def save_table(path, *, game: str, options: dict, n_players: int, abstraction: str, tables: dict,
+               meta: dict | None = None, fallback=None) -> None:
+    """Write a table file (see the module docstring); every part is checked first.
+
+    ``tables`` maps decision names to arrays; ``fallback`` is a policy spec (or
+    {decision: spec}) for the rows without an entry (default: the game's
+    default policies); ``meta`` is any JSON-serialisable dict.
+    """
+    from simcore.abstraction import get_abstraction
+
+    v = _variant(game, options)
+    P = int(n_players)
+    v.check_players(P)
+    if not tables:
+        raise ValueError("save_table: no decisions in tables")
+    fb = _fallback_specs(v, fallback)
+    decisions, arrays = {}, {}
+    for d, arr in tables.items():
+        a = get_abstraction(v, d, P, abstraction)
+        arr = np.asarray(arr)
+        _check_array(arr, a, d)
+        decisions[d] = {"kind": "pure" if arr.ndim == 1 else "mixed", "abstraction": a.identity()}
+        arrays[f"table_{d}"] = arr.astype(np.int64 if arr.ndim == 1 else np.float64)
+    header = {
+        "format": FORMAT, "version": FORMAT_VERSION, "game": v.name, "options": dict(v.opts),
+        "n_players": P, "abstraction": abstraction, "decisions": decisions,
+        "fallback": {d: fb[d] for d in decisions if d in fb}, "meta": meta or {},
+    }
+    text = json.dumps(header, default=_json_default)
+    with open(os.fspath(path), "wb") as f:
+        np.savez_compressed(f, header=np.array(text), **arrays)
+
+
+def _json_default(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"table meta: {type(x).__name__} is not JSON-serialisable")
+
+
+def _check_array(arr, a, decision):
+    nb, na = a.n_buckets, a.n_actions
+    if arr.ndim == 1:
+        if arr.shape != (nb,) or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"table for {decision}: a pure table is ({nb},) integers (one canonical action "
+                             f"per bucket of {a.name!r}), got {arr.shape} {arr.dtype}")
+        bad = (arr < -1) | (arr >= na)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"table for {decision}: bucket {i} holds action {int(arr[i])}; actions are "
+                             f"0..{na - 1}, or -1 for no entry")
+    elif arr.ndim == 2:
+        if arr.shape != (nb, na) or not np.issubdtype(arr.dtype, np.floating):
+            raise ValueError(f"table for {decision}: a mixed table is ({nb}, {na}) floats (a probability per "
+                             f"canonical action), got {arr.shape} {arr.dtype}")
+        if not np.isfinite(arr).all() or (arr < 0).any():
+            raise ValueError(f"table for {decision}: probabilities must be finite and non-negative")
+        s = arr.sum(axis=1)
+        bad = (s != 0) & (np.abs(s - 1) > 1e-9)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"table for {decision}: bucket {i}'s probabilities sum to {s[i]:.6g}; each row "
+                             "sums to 1 (or is all zeros: no entry)")
+    else:
+        raise ValueError(f"table for {decision}: one action per bucket (1-D) or a probability per action "
+                         f"(2-D), got {arr.ndim} dimensions")
+
+
+class TableFile:
+    """A loaded, checked table file. :meth:`strategy` turns one decision into a policy."""
+
+    def __init__(self, path, header: dict, arrays: dict):
+        self.path = os.fspath(path)
+        self.header = header
+        self.arrays = arrays
+
+    game = property(lambda self: self.header["game"])
+    options = property(lambda self: dict(self.header["options"]))
+    n_players = property(lambda self: int(self.header["n_players"]))
+    abstraction = property(lambda self: self.header["abstraction"])
+    meta = property(lambda self: dict(self.header.get("meta", {})))
+    decisions = property(lambda self: tuple(self.header["decisions"]))
+
+    def mixed(self, decision: str) -> bool:
+        return self.header["decisions"][decision]["kind"] == "mixed"
+
+    def check(self, variant, n_players=None, decision=None) -> None:
+        """ValueError unless the file fits ``variant`` (game, options), ``n_players`` and ``decision``."""
+        where = f"table file {self.path!r}"
+        if variant.name != self.game:
+            raise ValueError(f"{where} was made for {self.game}, not {variant.name}")
+        if dict(variant.opts) != self.options:
+            diff = {k: (self.options.get(k), variant.opts.get(k))
+                    for k in set(self.options) | set(variant.opts) if self.options.get(k) != variant.opts.get(k)}
+            text = ", ".join(f"{k}={a!r} in the file, {b!r} here" for k, (a, b) in sorted(diff.items()))
+            raise ValueError(f"{where} was made for other rule options: {text}")
+        if n_players is not None and int(n_players) != self.n_players:
+            raise ValueError(f"{where} was made for {self.n_players} players, not {int(n_players)}")
+        if decision is not None and decision not in self.header["decisions"]:
+            raise ValueError(f"{where} holds no table for {decision}; it holds {', '.join(self.decisions)}")
+
+    def abstraction_for(self, variant, decision, n_players):
+        """The abstraction the file was made with, checked against what this pvsim declares."""
+        from simcore.abstraction import get_abstraction
+
+        self.check(variant, n_players, decision)
+        a = get_abstraction(variant, decision, n_players, self.abstraction)
+        saved = self.header["decisions"][decision]["abstraction"]
+        if a.identity() != saved:
+            diff = ", ".join(f"{k} {saved.get(k)!r} in the file, {x!r} here"
+                             for k, x in a.identity().items() if saved.get(k) != x)
+            raise ValueError(f"table file {self.path!r}: its {decision} abstraction {self.abstraction!r} is not "
+                             f"this pvsim's ({diff})")
+        return a
+
+    def strategy(self, variant, decision: str, n_players: int | None = None, fallback=None):
+        """The policy playing this file's ``decision`` in ``variant``.
+
+        ``fallback`` is a resolved strategy function for rows without an entry;
+        None: the file's fallback spec, else the game's default policy. With
+        ``n_players`` None, the player count is checked on the first call.
+        """
+        self.check(variant, n_players, decision)
+        if n_players is not None:
+            self.abstraction_for(variant, decision, n_players)
+        return TablePolicy(self, variant, decision, fallback)
+
+
+def load_table(path) -> TableFile:
+    """Read and check a table file; a clear ValueError names what is wrong."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ValueError(f"table file {path!r} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            files = dict((k, z[k]) for k in z.files)
+    except Exception as e:  # noqa: BLE001 - any unreadable file gets the same message
+        raise ValueError(f"table file {path!r} is not a pvsim table (.npz): {e}") from None
+    if "header" not in files:
+        raise ValueError(f"table file {path!r} has no header; it was not written by save_table")
+    try:
+        header = json.loads(str(files.pop("header")))
+    except ValueError as e:
+        raise ValueError(f"table file {path!r}: its header is not JSON ({e})") from None
+    if header.get("format") != FORMAT:
+        raise ValueError(f"table file {path!r} is not a pvsim table (format {header.get('format')!r})")
+    if header.get("version") != FORMAT_VERSION:
+        raise ValueError(f"table file {path!r} has format version {header.get('version')!r}; this pvsim "
+                         f"reads version {FORMAT_VERSION}")
+    arrays = {}
+    for d, info in header["decisions"].items():
+        arr = files.get(f"table_{d}")
+        if arr is None:
+            raise ValueError(f"table file {path!r} names decision {d} but holds no table for it")
+        ident = info["abstraction"]
+        want = (ident["n_buckets"],) if info["kind"] == "pure" else (ident["n_buckets"], ident["n_actions"])
+        if arr.shape != want:
+            raise ValueError(f"table file {path!r}: the {d} table has shape {arr.shape}, its header says {want}")
+        arrays[d] = arr
+    return TableFile(path, header, arrays)
+
+
+# -- the policy --------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _lookup_pure(buckets, canon, table, legal, out, miss):
+    n, na = canon.shape
+    for i in range(n):
+        k = table[buckets[i]]
+        out[i] = -1
+        if k >= 0:
+            for a in range(na):
+                if canon[i, a] == k:
+                    if legal[i, a]:
+                        out[i] = a
+                    break
+        miss[i] = out[i] < 0
+
+
+@njit(cache=True, nogil=True)
+def _draw_mixed(buckets, canon, probs, legal, u, out, miss):
+    n, na = canon.shape
+    for i in range(n):
+        b = buckets[i]
+        total = 0.0
+        for a in range(na):
+            if legal[i, a]:
+                total += probs[b, canon[i, a]]
+        out[i] = -1
+        if total > 0.0:
+            x = u[i] * total
+            acc = 0.0
+            for a in range(na):
+                if legal[i, a]:
+                    p = probs[b, canon[i, a]]
+                    if p > 0.0:
+                        out[i] = a
+                        acc += p
+                        if x < acc:
+                            break
+        miss[i] = out[i] < 0
+
+
+class TablePolicy:
+    """One decision of a table file as a strategy ``(obs, rng) -> actions``."""
+
+    def __init__(self, tf: TableFile, variant, decision: str, fallback=None):
+        self.file, self.variant, self.decision = tf, variant, decision
+        self.mixed = tf.mixed(decision)
+        arr = tf.arrays[decision]
+        self.table = arr if self.mixed else arr.astype(np.int16 if arr.max(initial=0) > 127 else np.int8)
+        self._abstractions = {}
+        if fallback is None:
+            spec = tf.header.get("fallback", {}).get(decision) or default_policy(variant.name, decision)
+            fallback = resolve(variant, decision, spec)[1]
+            self.fallback_spec = spec
+        else:
+            self.fallback_spec = None
+        self.fallback = fallback
+        pure = not self.mixed and bool(policy_traits(fallback).get("pure", getattr(fallback, "pure", False)))
+        self.pure = pure
+        if pure:
+            with_traits(self, pure=True)
+
+    def check_players(self, n_players: int):
+        """Refuse another player count (a lineup calls this as soon as it knows the table size)."""
+        return self._abstraction(n_players)
+
+    def _abstraction(self, n_players):
+        a = self._abstractions.get(n_players)
+        if a is None:
+            a = self._abstractions[n_players] = self.file.abstraction_for(self.variant, self.decision, n_players)
+        return a
+
+    def __call__(self, obs, rng):
+        a = self._abstraction(int(obs["n_players"]))
+        buckets, canon = a.observe(obs)
+        canon = np.ascontiguousarray(canon, dtype=np.int64)
+        legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
+        n = legal.shape[0]
+        out = np.empty(n, np.int64)
+        miss = np.empty(n, np.bool_)
+        if self.mixed:
+            _draw_mixed(buckets, canon, self.table, legal, rng.random(n), out, miss)
+        else:
+            _lookup_pure(buckets, canon, self.table, legal, out, miss)
+        if miss.any():
+            fb = np.asarray(self.fallback(obs, rng), dtype=np.int64)
+            out[miss] = fb[miss]
+        return out
+
+    def __repr__(self):
+        return f"TablePolicy({self.file.path!r}, {self.decision})"
+
+    def __reduce__(self):
+        # Worker processes rebuild the policy from its data (the file need not exist there).
+        return (_rebuild, (self.file.path, self.file.header, {self.decision: self.file.arrays[self.decision]},
+                           type(self.variant).__module__, self.variant.name, dict(self.variant.opts),
+                           self.decision, self.fallback_spec))
+
+
+def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec):
+    import importlib
+
+    from simcore.variants import get_variant
+
+    importlib.import_module(module)
+    v = get_variant(name, **opts)
+    tf = TableFile(path, header, arrays)
+    fb = resolve(v, decision, fallback_spec)[1] if fallback_spec is not None else None
+    return TablePolicy(tf, v, decision, fb)
+
+
+# -- the spec ``table:FILE`` -------------------------------------------------------------
+
+_FILES: dict = {}
+_POLICIES: dict = {}
+
+
+def _load_cached(path) -> TableFile:
+    full = os.path.abspath(os.fspath(path))
+    try:
+        st = os.stat(full)
+    except OSError:
+        raise ValueError(f"table file {os.fspath(path)!r} does not exist") from None
+    key = (full, st.st_mtime_ns, st.st_size)
+    tf = _FILES.get(key)
+    if tf is None:
+        tf = load_table(path)
+        _FILES.clear()  # keep one file's arrays (the latest): tables can be large
+        _FILES[key] = tf
+    return tf
+
+
+def make_table_policy(variant, decision: str, *parts):
+    """``table:FILE``: the policy for ``decision`` from the table file FILE (cached per file)."""
+    if not parts:
+        raise ValueError("table: name the table file (table:FILE)")
+    path = ":".join(parts)
+    tf = _load_cached(path)
+    tf.check(variant, None, decision)
+    key = (os.path.abspath(path), tf.header["n_players"], id(tf), variant.label, decision)
+    pol = _POLICIES.get(key)
+    if pol is None:
+        pol = _POLICIES[key] = tf.strategy(variant, decision)
+    return pol
+
+
+def file_decisions(variant, spec: str) -> tuple:
+    """The decisions a bare ``table:FILE`` spec covers: those the file holds."""
+    tf = _load_cached(spec.partition(":")[2])
+    tf.check(variant)
+    return tf.decisions
+
+
+register_generic("table", "play a table file (table:FILE): a stored action per information bucket",
+                 make_table_policy)
