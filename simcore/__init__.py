@@ -17,7 +17,7 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 from .api import analyze, compare, simulate  # noqa: E402
 from .exploit import exploit  # noqa: E402
-from .variants import all_variants, get_variant  # noqa: E402
+from .variants import all_variants, get_variant, register_variant, unregister_variant  # noqa: E402
 
 __all__ = [
     # cards
@@ -27,5 +27,6 @@ __all__ = [
     "CATEGORY_NAMES", "evaluate_hands", "evaluate_hand", "hand_category", "describe_hand",
     "evaluate_omaha", "evaluate_low_a6", "low_category", "group_choices", "evaluate_choices",
     # runs and variants
-    "simulate", "compare", "analyze", "exploit", "get_variant", "all_variants", "__version__",
+    "simulate", "compare", "analyze", "exploit", "get_variant", "all_variants", "register_variant",
+    "unregister_variant", "__version__",
 ]

@@ -59,7 +59,8 @@ def _variant(variant, options):
 
 
 def _situation(v, n_players, hero_seat, hand, board, known, fields):
-    """(known slots, presets, fields) of a situation seen from ``hero_seat``."""
+    """The :class:`~simcore.engine.Situation` seen from ``hero_seat``: from the variant's
+    setup, or around slots given directly (``known``), its known slots checked."""
     _check_players_type(n_players)
     _check_mapping(fields, "extra (the situation fields)", "{'passed': '7d'}")
     v.check_players(n_players)
@@ -70,10 +71,11 @@ def _situation(v, n_players, hero_seat, hand, board, known, fields):
     fields = {k: x for k, x in (fields or {}).items() if x is not None}
     if known is None:
         v.check_fields(fields)
-        known, presets = v.setup(n_players, hand=hand, board=board, seat=seat, **fields)
+        sit = v.setup(n_players, hand=hand, board=board, seat=seat, **fields)
     else:
-        presets = {}
-    return check_situation(v, n_players, known), presets, fields
+        sit = v.situation_of(n_players, check_situation(v, n_players, known), seat, None, hand, board, **fields)
+    check_situation(v, n_players, sit.known)
+    return sit
 
 
 def simulate(
@@ -115,7 +117,8 @@ def simulate(
     """
     check_deals(n_deals)
     v = _variant(variant, options)
-    known, presets, _ = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    sit = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    known, presets = sit.known, dict(sit.presets)
     reg = _registry()
     lu = reg.lineup(v, n_players, hero, field, seats, hero_seat=hero_seat)
     return run_simulation(v, n_players, lu, n_deals, seed, known=known, presets=presets,
@@ -138,7 +141,8 @@ def compare(
     """
     check_deals(n_deals)
     v = _variant(variant, options)
-    known, presets, _ = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    sit = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    known, presets = sit.known, dict(sit.presets)
     reg = _registry()
     la = reg.lineup(v, n_players, a, field, seats, hero_seat=hero_seat)
     lb = reg.lineup(v, n_players, b, field, seats, hero_seat=hero_seat)
@@ -170,21 +174,21 @@ def analyze(
     """
     check_deals(n_deals)
     v = _variant(variant, options)
-    known, presets, fields = _situation(v, n_players, hero_seat, hand, board, known, extra)
+    sit = _situation(v, n_players, hero_seat, hand, board, known, extra)
     reg = _registry()
     lu = reg.lineup(v, n_players, hero, field, seats, hero_seat=hero_seat)
     rnd = None
     if v.decisions:
-        name = decision or v.default_decision(board=board, **fields)
+        name = decision or v.default_decision(sit)
         dec = v.decision(name)
         if dec.rounds > 1:
-            rnd = v.analysis_round(dec.name, n_players, known, hero_seat, board=board, **fields)
+            rnd = v.analysis_round(dec.name, sit)
     else:
         if decision is not None:
             raise ValueError(f"{v.title} has no decisions; got decision {decision!r}")
         name = None
-    return run_analysis(v, n_players, lu, name, n_deals, seed, hero_seat=hero_seat, known=known,
-                        presets=presets, round=rnd, min_deals=min_deals, threads=threads,
+    return run_analysis(v, n_players, lu, name, n_deals, seed, hero_seat=hero_seat, known=sit.known,
+                        presets=dict(sit.presets), situation=sit, round=rnd, min_deals=min_deals, threads=threads,
                         block_size=block_size, progress=progress, stop_early=stop_early, workers=workers,
                         executor=executor, scheduler=scheduler, checkpoint=checkpoint, resume=resume,
                         checkpoint_every=checkpoint_every)

@@ -34,7 +34,7 @@ from .features import (
     argmin_lowest_card, bit_count, flush_status, lowest_card_rows, lowest_card_within,
     mark_cards, straight_draw, unseen_cards,
 )
-from .registry import policies, register
+from .registry import register
 
 V = "estonian"
 
@@ -668,6 +668,9 @@ def _discard_best_made(hand, flop):
 
 
 # -- registered policies ---------------------------------------------------------------
+# Every policy here answers from its observation alone (no random stream, no state):
+# pure=True lets a game ask it once for alternatives that show it the same thing
+# (EstonianTwist.play_alternatives: a rollout's or a comparison's tables).
 
 THOUGHTFUL_MARGIN = 0.01
 
@@ -676,7 +679,7 @@ def _c(a):
     return np.ascontiguousarray(a, dtype=np.int8)
 
 
-@register(V, "pass", "lowest", default=True)
+@register(V, "pass", "lowest", default=True, pure=True)
 def pass_lowest(obs, rng):
     """Pass the lowest card (rank, then suit c<d<h<s).
 
@@ -687,25 +690,25 @@ def pass_lowest(obs, rng):
     return lowest_card_rows(_c(obs["hand"]))
 
 
-@register(V, "pass", "highest")
+@register(V, "pass", "highest", pure=True)
 def pass_highest(obs, rng):
     """Pass the highest card (rank, then suit c<d<h<s)."""
     return lowest_card_rows(_c(obs["hand"]), highest=True)
 
 
-@register(V, "pass", "keep-best")
+@register(V, "pass", "keep-best", pure=True)
 def pass_keep_best(obs, rng):
     """Pass the card whose removal leaves the best pair with the flop: made hand, then draws, then high cards."""
     return _pass_keep_best(_c(obs["hand"]), _c(obs["flop"]))
 
 
-@register(V, "pass", "least-helpful")
+@register(V, "pass", "least-helpful", pure=True)
 def pass_least_helpful(obs, rng):
     """Pass the card least useful to the left neighbour: not pairing, suiting or connecting with the flop, low."""
     return _pass_least_helpful(_c(obs["hand"]), _c(obs["flop"]))
 
 
-@register(V, "pass", "keep-potential")
+@register(V, "pass", "keep-potential", pure=True)
 def pass_keep_potential(obs, rng):
     """Pass the card whose removal leaves the pair with the best mean strength over every turn and river."""
     hand = _c(obs["hand"])
@@ -713,7 +716,7 @@ def pass_keep_potential(obs, rng):
     return _pick_max(scores, hand, 1e-12)
 
 
-@register(V, "pass", "thoughtful")
+@register(V, "pass", "thoughtful", pure=True)
 def pass_thoughtful(obs, rng):
     """Keep the pair with the best turn/river potential; if passes are within 0.01 of it, give the least helpful card."""
     hand = _c(obs["hand"])
@@ -722,13 +725,13 @@ def pass_thoughtful(obs, rng):
     return _pick_thoughtful(scores, hand, flop, THOUGHTFUL_MARGIN)
 
 
-@register(V, "discard", "best-made", default=True)
+@register(V, "discard", "best-made", default=True, pure=True)
 def discard_best_made(obs, rng):
     """Keep the two cards that make the best five with the flop (ties: keep the higher cards)."""
     return _discard_best_made(_c(obs["hand"]), _c(obs["flop"]))
 
 
-@register(V, "discard", "best-potential")
+@register(V, "discard", "best-potential", pure=True)
 def discard_best_potential(obs, rng):
     """Keep the pair with the best mean strength over every turn and river (draws count)."""
     P = int(obs["n_players"])
@@ -736,22 +739,14 @@ def discard_best_potential(obs, rng):
                                    completion_table(P), *_slot_strengths(P), 1e-12)
 
 
-@register(V, "discard", "lowest")
+@register(V, "discard", "lowest", pure=True)
 def discard_lowest(obs, rng):
     """Discard the lowest card (rank, then suit), keeping the two highest."""
     return lowest_card_rows(_c(obs["hand"]))
 
 
-@register(V, "discard", "received")
+@register(V, "discard", "received", pure=True)
 def discard_received(obs, rng):
     """Always discard the card received from the right, keeping the two dealt cards."""
     return np.full(len(obs["hand"]), 2, dtype=np.int64)
 
-
-# Every policy above answers from its observation alone (no random stream, no
-# state): a game may ask it once for alternatives that show it the same thing
-# (EstonianTwist.play_alternatives: a rollout's or a comparison's tables).
-for _decision in ("pass", "discard"):
-    for _entry in policies(V, _decision).values():
-        if _entry.function is not None and _entry.function.__module__ == __name__:
-            _entry.function.pure = True

@@ -22,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from simcore.engine.checks import is_whole
+from simcore.engine.variant import policy_traits, with_traits
 
 
 @dataclass(frozen=True)
@@ -37,18 +38,34 @@ _DEFAULTS: dict[tuple[str, str], str] = {}
 _GENERIC: dict[str, Entry] = {}  # available for every decision of every variant
 
 
-def register(variant: str, decision: str, name: str, description: str = "", *, default: bool = False):
+def register(variant: str, decision: str, name: str, description: str = "", *, default: bool = False,
+             pure: bool = False, **traits):
     """Decorator: register ``fn`` as policy ``name`` for ``variant``'s ``decision``.
 
-    >>> @register("estonian", "pass", "doc-example", "pass the first card")
+    Any game's policies register so, a plug-in's included (at module level in the
+    module its ``pvsim.variants`` entry point names, so that every process that
+    loads the game has them; worker processes import them from there).
+
+    ``pure=True`` says the policy's actions depend on its observation alone (no
+    random stream, no state kept between calls), so a game may ask it once for
+    several tables that show it the same thing. Other keywords are traits a
+    game reads to apply a fixed rule itself (Russian's ``place_rule``, Slovak's
+    ``exchange_rule``). Traits are read through one accessor,
+    :func:`simcore.engine.policy_traits` (``Table.trait`` for a seat).
+
+    >>> @register("estonian", "pass", "doc-example", "pass the first card", pure=True)
     ... def first(obs, rng):
     ...     return np.zeros(len(obs["legal"]), dtype=np.int64)
-    >>> resolve("estonian", "pass", "doc-example")[0]
-    'doc-example'
+    >>> resolve("estonian", "pass", "doc-example")[0], traits("estonian", "pass", "doc-example")["pure"]
+    ('doc-example', True)
     >>> unregister("estonian", "pass", "doc-example")
     """
+    if pure:
+        traits["pure"] = True
 
     def wrap(fn):
+        if traits:
+            with_traits(fn, **traits)
         text = description or (fn.__doc__ or "").strip().splitlines()[0]
         _REGISTRY.setdefault(variant, {}).setdefault(decision, {})[name] = Entry(name, fn, text)
         if default:
@@ -56,6 +73,14 @@ def register(variant: str, decision: str, name: str, description: str = "", *, d
         return fn
 
     return wrap
+
+
+def traits(variant: str, decision: str, name: str):
+    """The traits policy ``name`` of ``variant``'s ``decision`` was registered with (read-only)."""
+    entry = policies(variant, decision).get(name)
+    if entry is None:
+        raise ValueError(f"unknown policy {name!r} for {variant} {decision}")
+    return policy_traits(entry.function) if entry.function is not None else {}
 
 
 def unregister(variant: str, decision: str, name: str) -> None:

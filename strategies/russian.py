@@ -512,8 +512,6 @@ def _policy(code):
         def simple(obs, rng):
             return _simple(obs["card"], _flat_legal(obs["legal"]), code == _BY_RANK)
 
-        # the variant may apply the rule itself (see simcore.variants.russian.PLACE_BY_RANK)
-        simple.place_rule = PLACE_BY_RANK if code == _BY_RANK else PLACE_FIRST_OPEN
         return simple
 
     def strategy(obs, rng):
@@ -537,5 +535,10 @@ _POLICIES = (
                           "one; weaker cards go to hands with open face-up slots"),
 )
 
+# first-open and by-rank declare their rule: the variant may apply it itself, in one
+# kernel for the 12 rounds and the showdown (see simcore.variants.russian.PLACE_BY_RANK)
+_RULES = {_FIRST_OPEN: PLACE_FIRST_OPEN, _BY_RANK: PLACE_BY_RANK}
+
 for _name, _code, _text in _POLICIES:
-    register("russian", "place", _name, _text, default=_name == "first-open")(_policy(_code))
+    _traits = {"place_rule": _RULES[_code]} if _code in _RULES else {}
+    register("russian", "place", _name, _text, default=_name == "first-open", **_traits)(_policy(_code))

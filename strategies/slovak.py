@@ -420,8 +420,6 @@ def _policy(code):
         return _decide(obs["up"], obs["board"], in_sight, legal, int(obs["seat"]), code,
                        obs["decision"] == "exchange2")
 
-    # the play may apply the rule itself, in one kernel for every seat (see ruled_exchanges)
-    strategy.exchange_rule = (code, ruled_exchanges)
     return strategy
 
 
@@ -438,6 +436,9 @@ _POLICIES = (
                                  "hand in sight already beats")),
 )
 
+# Each declares its rule: the play may apply it itself, in one kernel for every seat
+# (see ruled_exchanges).
 for _name, _code, _text in _POLICIES:
     for _decision in ("exchange1", "exchange2"):
-        register("slovak", _decision, _name, _text, default=_name == "never")(_policy(_code))
+        register("slovak", _decision, _name, _text, default=_name == "never",
+                 exchange_rule=(_code, ruled_exchanges))(_policy(_code))

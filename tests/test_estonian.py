@@ -299,7 +299,8 @@ def test_thoughtful_and_keep_potential_follow_their_definitions():
 
 
 def test_setup_with_passed_fixes_the_dealt_hand_and_the_neighbours_pass():
-    known, presets = V.setup(4, hand="As Ks 9c", board="Qs Js 4h", passed="7d")
+    sit = V.setup(4, hand="As Ks 9c", board="Qs Js 4h", passed="7d")
+    known, presets = sit.known, sit.presets
     assert format_cards(known[0:3]) == "As Ks 7d"
     assert format_cards(known[9:10]) == "9c"  # seat 3 (the right neighbour) gave it
     assert format_cards(known[12:15]) == "Qs Js 4h"
@@ -399,13 +400,13 @@ def test_matches_an_independent_plain_python_game_deal_by_deal():
 
 
 def test_discard_labels_name_cards_only_when_the_passes_are_fixed():
-    known = V.known_slots(3, hand="As Ks 7d", board="Qs Js 4h")
-    assert [V.analysis_label("pass", a, known) for a in range(3)] == ["pass As", "pass Ks", "pass 7d"]
+    sit = V.setup(3, hand="As Ks 7d", board="Qs Js 4h")
+    assert [V.analysis_label("pass", a, sit) for a in range(3)] == ["pass As", "pass Ks", "pass 7d"]
     # Without --passed the held cards depend on the passes: generic names.
-    assert [V.analysis_label("discard", a, known) for a in range(3)] == [
+    assert [V.analysis_label("discard", a, sit) for a in range(3)] == [
         "discard kept card 1", "discard kept card 2", "discard the received card"]
-    known, _ = V.setup(3, hand="As Ks 9c", board="Qs Js 4h", passed="7d")
-    assert [V.analysis_label("discard", a, known) for a in range(3)] == [
+    sit = V.setup(3, hand="As Ks 9c", board="Qs Js 4h", passed="7d")
+    assert [V.analysis_label("discard", a, sit) for a in range(3)] == [
         "discard As", "discard Ks", "discard 9c"]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import strategies
-from simcore.engine import Table, deal_block, play_block, play_tables
+from simcore.engine import Table, deal_block, play_block, play_tables, policy_traits, with_traits
 from simcore.variants import get_variant
 from simcore.variants import estonian as E
 from same_play import assert_same_play  # tests/same_play.py
@@ -32,7 +32,7 @@ def _streams(P):
 def test_the_policies_here_are_pure_and_random_is_not():
     for d, names in (("pass", PASSES), ("discard", DISCARDS)):
         for name in names:
-            assert getattr(_fn(d, name), "pure", False) == (name != "random"), (d, name)
+            assert policy_traits(_fn(d, name)).get("pure", False) == (name != "random"), (d, name)
 
 
 @pytest.mark.parametrize("P", [2, 3, 6])
@@ -69,8 +69,7 @@ def test_a_seat_asked_once_is_asked_once():
             calls.append((obs["seat"], decision))
             return fn(obs, rng)
 
-        strategy.pure = True
-        return strategy
+        return with_traits(strategy, pure=True)
 
     lineup = [{"pass": ("c", counting("pass", "lowest")), "discard": ("c", counting("discard", "best-made"))}
               for _ in range(P)]

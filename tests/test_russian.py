@@ -451,14 +451,19 @@ def test_a_thoughtful_policy_beats_by_rank():
 
 
 def test_setup_deals_the_situation_and_infers_the_round():
-    known, presets = V.setup(2, hand="Ad", board="Ah Ac 5d", hand1="2s", hand2="3s", hand3="Jc 4c",
-                             visible="Kc Kd Ks / 9h / ")
+    sit = V.setup(2, hand="Ad", board="Ah Ac 5d", hand1="2s", hand2="3s", hand3="Jc 4c",
+                  visible="Kc Kd Ks / 9h / ")
+    known, presets = sit.known, sit.presets
     assert known[:3].tolist() == parse_cards("Ah Ac 5d").tolist()
     assert known[R.card_slot(2, 4, 0)] == parse_cards("Ad")[0]
     assert presets[(0, "place", 3)] == 2 and presets[(1, "place", 3)] == 1
-    assert V.analysis_round("place", 2, known, 0, hand1="2s", hand2="3s", hand3="Jc 4c") == 4
-    assert V.analysis_actions("place", 2, known, 0) == [0, 1, 2]
-    assert V.analysis_label("place", 1, known, 0) == "hand 2"
+    assert V.analysis_round("place", sit) == 4
+    assert V.analysis_actions("place", sit) == [0, 1, 2]
+    assert V.analysis_label("place", 1, sit) == "hand 2"
+    # a full hand is not tried, whatever this one instance analysed before (no hidden cache)
+    full = V.setup(2, hand="Ad", board="Ah Ac 5d", hand1="2s", hand2="3s", hand3="Jc 4c 6c 8c")
+    assert V.analysis_actions("place", full) == [0, 1]
+    assert vars(V) == {"opts": {}}
 
 
 @pytest.mark.parametrize("fields,match", [
@@ -494,8 +499,8 @@ def test_rollout_finds_the_flush():
     # Round 10 (two cards to place, hand 2 full): the 9d makes a flush on hand 3
     # and nothing on hand 1. first-open and by-rank (its base) both put it on
     # hand 1; rollout:16 over by-rank continuations finds hand 3.
-    known, presets = V.setup(2, hand="9d", board="Ah 2c 7d", hand1="Kh 4c 5s", hand2="9s 9c Ts Td",
-                             hand3="Kd Qd Jd")
+    sit = V.setup(2, hand="9d", board="Ah 2c 7d", hand1="Kh 4c 5s", hand2="9s 9c Ts Td", hand3="Kd Qd Jd")
+    known, presets = sit.known, sit.presets
     n = 40
     cards, _ = deal_block(V, known, n, 2, np.random.default_rng(1))
     forced = {k: np.full(n, a, np.int64) for k, a in presets.items()}

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import strategies
-from simcore.engine import deal_block, play_block
+from simcore.engine import Table, deal_block, play_block, policy_traits
 from simcore.variants import get_variant
 from simcore.variants import russian as R
 from same_play import spy  # tests/same_play.py
@@ -32,10 +32,11 @@ def _play(cards, P, fns, forced=None):
 
 
 def test_the_built_in_rules_declare_themselves():
-    assert _fn("first-open").place_rule == R.PLACE_FIRST_OPEN
-    assert _fn("by-rank").place_rule == R.PLACE_BY_RANK
+    assert policy_traits(_fn("first-open"))["place_rule"] == R.PLACE_FIRST_OPEN
+    assert strategies.traits("russian", "place", "by-rank")["place_rule"] == R.PLACE_BY_RANK
     for name in ("random", "best-gain", "fight-weak"):
-        assert getattr(_fn(name), "place_rule", None) is None
+        assert policy_traits(_fn(name)).get("place_rule") is None
+        assert not hasattr(_fn(name), "place_rule")  # traits are declared, not set on functions
 
 
 @pytest.mark.parametrize("P", [2, 3, 4])
@@ -45,8 +46,7 @@ def test_ruled_play_is_the_decision_by_decision_play(P, mix):
     cards, _ = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(P))
     names = [mix] * P if mix != "mixed" else [("by-rank", "first-open")[p % 2] for p in range(P)]
     fns = [_fn(x) for x in names]
-    assert R._place_rules(type("T", (), {"forced": {}, "strategies": [{"place": ("x", f)} for f in fns]}),
-                          P) is not None
+    assert R._place_rules(Table(V, P, [{"place": ("x", f)} for f in fns], [None] * P), P) is not None
     fast = _play(cards, P, fns)
     slow = _play(cards, P, [_unruled(f) for f in fns])
     for name in ("payoffs", "wins", "ties", "categories", "winning"):

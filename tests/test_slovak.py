@@ -457,14 +457,16 @@ def test_analyze_separates_an_obvious_exchange():
 
 
 def test_analysis_situations_fix_cards_and_earlier_exchanges():
-    known, presets = V.setup(3, hand="9s 4d", seen="Ac Kd 7h 7c")
+    sit = V.setup(3, hand="9s 4d", seen="Ac Kd 7h 7c")
+    known, presets = sit.known, sit.presets
     assert known[[0, 1, 4, 5, 8, 9]].tolist() == parse_cards("9s 4d Ac Kd 7h 7c").tolist()
     assert presets == {}
-    known, presets = V.setup(3, hand="9s Ks", board="Kh 9d 2c", seen="Ac Kd", mucked="4d")
+    sit = V.setup(3, hand="9s Ks", board="Kh 9d 2c", seen="Ac Kd", mucked="4d")
+    known, presets = sit.known, sit.presets
     assert known[:3].tolist() == parse_cards("9s 4d Ks").tolist()
     assert known[12:15].tolist() == parse_cards("Kh 9d 2c").tolist()
     assert presets == {(0, "exchange1"): 2, (1, "exchange1"): 0}
-    assert [V.analysis_label("exchange2", a, known) for a in range(3)] == ["decline", "muck 9s", "muck Ks"]
+    assert [V.analysis_label("exchange2", a, sit) for a in range(3)] == ["decline", "muck 9s", "muck Ks"]
     with pytest.raises(ValueError, match="passed"):
         V.setup(3, hand="9s 4d", passed="2c")
 

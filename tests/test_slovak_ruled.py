@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import strategies
-from simcore.engine import StrategyError, Table, deal_block, play_block, play_tables
+from simcore.engine import StrategyError, Table, deal_block, play_block, play_tables, policy_traits
 from simcore.variants import get_variant
 from simcore.variants import slovak as S
 from strategies import slovak as T
@@ -54,8 +54,8 @@ def _forced(rng, P, n, seats):
 def test_the_built_in_rules_declare_themselves():
     for code, name in enumerate(RULES):
         for d in ROUNDS:
-            assert _fn(name, d).exchange_rule == (code, T.ruled_exchanges)
-    assert getattr(_fn("random"), "exchange_rule", None) is None
+            assert policy_traits(_fn(name, d))["exchange_rule"] == (code, T.ruled_exchanges)
+    assert policy_traits(_fn("random")).get("exchange_rule") is None
 
 
 @pytest.mark.parametrize("P", [2, 3, 6, 11])

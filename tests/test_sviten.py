@@ -654,19 +654,19 @@ def test_both_halves_weighs_the_omaha_hand_too():
 
 
 def test_analysis_labels_name_the_cards():
-    known, presets = V.setup(6, hand="As Ad 7c 5h 2s", board="Ah Kd 7d")
-    assert presets == {}
-    assert V.analysis_label("draw", 0, known) == "stand pat"
-    assert V.analysis_label("draw", 0b11000, known) == "throw 5h 2s"
-    assert len(V.analysis_actions("draw", 6, known)) == 32
-    known, presets = V.setup(6, hand="Qs Qd 9c 5h 2s", board="Qh 8d 3d", open="Qc", threw="9c")
-    assert presets == {(0, "draw"): 0b00100}
-    assert known[stub_start(6)] == parse_cards("Qc")[0]
-    assert V.analysis_label("open", KEEP, known) == "keep Qc"
-    assert V.analysis_label("open", REFUSE, known) == "refuse Qc"
-    assert V.default_decision(board="Qh 8d 3d", open="Qc") == "open"
+    sit = V.setup(6, hand="As Ad 7c 5h 2s", board="Ah Kd 7d")
+    assert sit.presets == {}
+    assert V.analysis_label("draw", 0, sit) == "stand pat"
+    assert V.analysis_label("draw", 0b11000, sit) == "throw 5h 2s"
+    assert len(V.analysis_actions("draw", sit)) == 32
+    sit = V.setup(6, hand="Qs Qd 9c 5h 2s", board="Qh 8d 3d", open="Qc", threw="9c")
+    assert sit.presets == {(0, "draw"): 0b00100}
+    assert sit.known[stub_start(6)] == parse_cards("Qc")[0]
+    assert V.analysis_label("open", KEEP, sit) == "keep Qc"
+    assert V.analysis_label("open", REFUSE, sit) == "refuse Qc"
+    assert V.default_decision(sit) == "open"
     # without threw, the lowest card was thrown
-    assert V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qc")[1] == {(0, "draw"): 0b10000}
+    assert V.setup(6, hand="Qs Qd 9c 5h 2s", open="Qc").presets == {(0, "draw"): 0b10000}
 
 
 def test_bad_situations_are_refused_with_a_clear_error():

@@ -569,7 +569,7 @@ def test_analysis_the_issue_example_ranks_discarding_the_seven_first():
     assert t.action[0] == "discard 7d" and a.separated
     assert set(t.action) == {"discard 7d", "keep all", "discard Kd", "discard Ks"}
     # The whole board in the high game asks about the last discard by default.
-    assert V.default_decision(board="Kh Kc 5h 2d 8h 3d Jc") == "last"
+    assert V.default_decision(V.setup(6, board="Kh Kc 5h 2d 8h 3d Jc")) == "last"
     # Any seat: the same question from seat 3.
     a3 = analyze("tapiola", 6, hand="Kd 7d Ks", board="Kh Kc 5h 2d 8h 3d Jc", hero_seat=3,
                  progress=False, seed=2)
@@ -578,12 +578,12 @@ def test_analysis_the_issue_example_ranks_discarding_the_seven_first():
 
 def test_analysis_round_follows_the_tower_cards_and_labels_name_cards():
     # Centre 2s; A1 9d B1 Th; A2 4c B2 5c: the second discard, holding four cards.
-    known, presets = V.setup(6, hand="As Ad 7c 4h", board="2s 9d Th 4c 5c")
-    assert V.analysis_round("discard", 6, known, 0, board="2s 9d Th 4c 5c") == 1
-    assert V.analysis_round("discard", 6, V.setup(6, board="2s 9d Th")[0], 0, board="2s 9d Th") == 0
-    assert presets == {(0, "discard", 0): 4}  # the unknown fifth card went in round 1
-    assert V.analysis_actions("discard", 6, known) == [0, 1, 2, 3]
-    assert [V.analysis_label("discard", a, known) for a in range(4)] == [
+    sit = V.setup(6, hand="As Ad 7c 4h", board="2s 9d Th 4c 5c")
+    assert V.analysis_round("discard", sit) == 1
+    assert V.analysis_round("discard", V.setup(6, board="2s 9d Th")) == 0
+    assert sit.presets == {(0, "discard", 0): 4}  # the unknown fifth card went in round 1
+    assert V.analysis_actions("discard", sit) == [0, 1, 2, 3]
+    assert [V.analysis_label("discard", a, sit) for a in range(4)] == [
         "discard As", "discard Ad", "discard 7c", "discard 4h"]
     a = analyze("tapiola", 4, hand="As Ad 7c 4h", board="2s 9d Th 4c 5c", progress=False, n_deals=40_000)
     assert len(a.table()) == 4 and a.round == 1
@@ -599,7 +599,8 @@ def test_analysis_round_follows_the_tower_cards_and_labels_name_cards():
 
 
 def test_discarded_field_fixes_the_heros_earlier_discards():
-    known, presets = V.setup(3, hand="As Ad 7c", board="2s 9d Th 4c 5c 6h 8h", discarded="Kc Qc")
+    sit = V.setup(3, hand="As Ad 7c", board="2s 9d Th 4c 5c 6h 8h", discarded="Kc Qc")
+    known, presets = sit.known, sit.presets
     slots = T.hand_slots(3, 0)
     assert known[slots].tolist() == parse_cards("As Ad 7c Kc Qc").tolist()
     assert presets == {(0, "discard", 0): 3, (0, "discard", 1): 4}

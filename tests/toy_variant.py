@@ -9,8 +9,9 @@ and places score points: 2 to the best, 1 to the second, ties sharing.
 It shows every part of the contract a new game uses: a rule option
 (``bonus``), a situation field (``discarded``), a decision taken in several
 rounds, points that are not pot shares, chance draws, explicit wins and ties,
-rollout situations and the slots a seat never sees. It is registered only by
-the tests (``register_toy``), never in the CLI.
+rollout situations and the slots a seat never sees (from its slot layout). It
+is registered only by the tests (``register_toy``, through
+``simcore.register_variant``), never in the CLI.
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ import numpy as np
 from numba import njit
 
 from simcore.cards import parse_cards
-from simcore.engine import Decision, Field, Option, Outcome, Variant, place_points
+from simcore.engine import (
+    Decision, Field, Obs, Option, Outcome, Situation, SlotLayout, Variant, place_points, private,
+)
 
 DISCARD = "discard"
 POINTS = np.array([2.0, 1.0])
@@ -68,15 +71,15 @@ class TrumpPoints(Variant):
                  "discard one of three cards, keeping two (two rounds)",
                  "hand (n, 3) int8: [kept, kept, new]; seen (n, 4) int8: the seat's cards so far in "
                  "deal order, -1 not yet dealt; thrown (n, 2) int64: the seat's discards so far, -1 to come",
-                 rounds=2),
+                 rounds=2, obs=(Obs("hand", "int8", ("n", 3)), Obs("seen", "int8", ("n", 4)),
+                                Obs("thrown", "int64", ("n", 2)))),
     )
     hands = ("hand",)
     payoff_unit = "points"
     payoff_total = 3.0
     match_target = 10.0
-
-    def n_slots(self, n_players):
-        return 4 * n_players  # seat p: two dealt cards, then round 1's and round 2's card
+    # Seat p: two dealt cards, then round 1's and round 2's card (slots 4p..4p+3), seen by p alone.
+    layout = SlotLayout(private("cards", 4, fills="hand"))
 
     def n_chance(self, n_players):
         return 1  # the trump suit, drawn after the decisions
@@ -113,12 +116,7 @@ class TrumpPoints(Variant):
     # -- situations -------------------------------------------------------
     def setup(self, n_players, hand=None, board=None, seat=0, discarded=None, **fields):
         """The hero's cards in deal order (3 at round 1; 4 with ``discarded`` at round 2)."""
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
-        if board is not None:
-            raise ValueError(f"{self.title} has no board, got board {board!r}")
-        known = np.full(self.n_slots(n_players), -1, np.int8)
-        self.place(known, list(range(4 * seat, 4 * seat + 4)), hand, "hand")
+        known = np.array(self.known_slots(n_players, hand=hand, board=board, seat=seat))
         presets = {}
         if discarded is not None:
             d = parse_cards(discarded)
@@ -126,13 +124,10 @@ class TrumpPoints(Variant):
             if len(d) != 1 or int(d[0]) not in first:
                 raise ValueError(f"discarded: one of the first three cards of hand, got {discarded!r}")
             presets[(seat, DISCARD, 0)] = first.index(int(d[0]))
-        return known, presets
+        return Situation(known, presets)
 
-    def analysis_round(self, decision, n_players, known, seat=0, discarded=None, **fields):
-        return 1 if discarded is not None else 0
-
-    def analysis_label(self, decision, action, known, seat=0):
-        return self.decision(decision).actions[action]
+    def analysis_round(self, decision, situation):
+        return 1 if situation.get("discarded") is not None else 0
 
     def situation(self, decision, obs, n_players):
         """Own cards seen so far; own earlier discards replayed; the rest resampled."""
@@ -143,30 +138,26 @@ class TrumpPoints(Variant):
         forced = {(seat, DISCARD, r): thrown[:, r].copy() for r in range(int(obs["round"]))}
         return known, forced
 
-    def hidden_slots(self, n_players, seat):
-        return [s for s in range(self.n_slots(n_players)) if s // 4 != seat]
-
 
 def register_toy():
     """Make the toy variant and a policy for it known to get_variant and the registry."""
     import strategies
-    from simcore import variants
+    from simcore import register_variant
 
-    classes = variants.variant_classes()
-    classes.setdefault("toy", TrumpPoints)
-    variants.all_variants().setdefault("toy", TrumpPoints())
-
-    @strategies.register("toy", DISCARD, "lowest", "discard the lowest card", default=True)
-    def lowest(obs, rng):
-        return np.argmin(obs["hand"], axis=1).astype(np.int64)
-
+    register_variant(TrumpPoints)
+    strategies.register("toy", DISCARD, "lowest", "discard the lowest card", default=True, pure=True)(lowest)
     return TrumpPoints
+
+
+def lowest(obs, rng):
+    """Discard the lowest card."""
+    return np.argmin(obs["hand"], axis=1).astype(np.int64)
 
 
 def unregister_toy():
     import strategies
-    from simcore import variants
+    from simcore import unregister_variant, variants
 
-    variants.variant_classes().pop("toy", None)
-    variants.all_variants().pop("toy", None)
+    if "toy" in variants.variant_classes():
+        unregister_variant("toy")
     strategies.unregister("toy", DISCARD, "lowest")

@@ -29,7 +29,7 @@ from .match import PayoffRows, match_chances
 from .results import AnalysisResult, ComparisonResult, SimulationResult, json_ready
 from .schedule import RunInfo, map_blocks
 from .stats import MIN_STOP_DEALS, PairedStats, SeatStats, Z95
-from .variant import Variant
+from .variant import Situation, Variant
 
 __all__ = [
     "run_simulation", "run_comparison", "run_analysis", "SeatReduce", "PairedReduce",
@@ -160,7 +160,7 @@ def run_simulation(variant: Variant, n_players: int, lineup, n_deals: int, seed:
             chances = match_chances(acc[1], variant.match_target)
         return SimulationResult(variant.name, n_players, int(seed), list(labels or [""] * n_players), stats,
                                 info, variant.payoff_unit, tuple(variant.hands), dict(variant.opts),
-                                dict(getattr(variant, "part_groups", {}) or {}), chances,
+                                dict(variant.part_groups), chances,
                                 precision=precision,
                                 precision_reached=_reached(precision, stats.n, stats.max_half_width()),
                                 hand_kinds=tuple(variant.hand_kinds))
@@ -205,15 +205,18 @@ def run_comparison(variant: Variant, n_players: int, lineup_a, lineup_b, n_deals
 
 def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None, n_deals: int = 2_000_000,
                  seed: int = 0, *, hero_seat: int = 0, known: np.ndarray, presets: dict | None = None,
-                 round: int | None = None, min_deals: int = 1 << 15, threads=None,
+                 situation: Situation | None = None, round: int | None = None, min_deals: int = 1 << 15,
+                 threads=None,
                  block_size: int = DEFAULT_BLOCK, progress=None, stop_early: bool = True, workers=None,
                  executor=None, scheduler=None, checkpoint=None, resume=None,
                  checkpoint_every=None) -> AnalysisResult:
     """Every action the variant offers seat ``hero_seat`` at ``decision``, on the same deals.
 
     ``round`` forces one round of a repeated decision (None: the decision
-    key without a round, which a one-round decision uses). Executor and
-    checkpoint arguments as in :func:`run_simulation`.
+    key without a round, which a one-round decision uses). ``situation``
+    (what the variant's ``setup`` gave) is what the analysis hooks see; None
+    makes one of ``known`` and ``presets``. Executor and checkpoint
+    arguments as in :func:`run_simulation`.
     """
     check_deals(n_deals)
     check_min_deals(min_deals)
@@ -221,8 +224,10 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
     presets = dict(presets or {})
     if decision is not None:
         dec = variant.decision(decision)
-        actions = variant.analysis_actions(dec.name, n_players, known, hero_seat)
-        labels = [variant.analysis_label(dec.name, a, known, hero_seat) for a in actions]
+        if situation is None:
+            situation = variant.situation_of(n_players, known, hero_seat, presets)
+        actions = variant.analysis_actions(dec.name, situation)
+        labels = [variant.analysis_label(dec.name, a, situation) for a in actions]
         key = (hero_seat, dec.name) if round is None else (hero_seat, dec.name, int(round))
         forced = [{**presets, key: a} for a in actions]
     else:

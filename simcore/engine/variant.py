@@ -11,8 +11,10 @@ game is written against this contract.
 """
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -53,6 +55,39 @@ class Decision:
     description: str
     observation: str = ""
     rounds: int = 1
+    obs: tuple = ()  # the observation's declared fields (:class:`Obs`), checked by check_variant
+
+    def __post_init__(self):
+        if not self.observation and self.obs:  # the documentation follows from the declaration
+            object.__setattr__(self, "observation", "; ".join(o.describe() for o in self.obs))
+
+
+@dataclass(frozen=True)
+class Obs:
+    """One declared field of a decision's observation: its key, dtype and shape.
+
+    ``shape`` holds ints and expressions in ``n`` (deals in the block) and
+    ``P`` (players): ``Obs("hand", "int8", ("n", 3), "the seat's cards")``,
+    ``Obs("mucked", "int8", ("n", "2*P"))``.
+    Every observation also has ``legal`` (n, n_actions) bool and the scalars
+    ``seat``, ``n_players``, ``decision``, ``variant`` and ``round``, which
+    need no declaring. :func:`simcore.testing.check_variant` checks that what
+    a strategy is shown is exactly what is declared.
+    """
+
+    name: str
+    dtype: str
+    shape: tuple
+    help: str = ""
+
+    def expected_shape(self, n: int, n_players: int) -> tuple:
+        """The shape with ``n`` and ``P`` filled in ("2*P" may be written too)."""
+        return tuple(int(eval(d, {"__builtins__": {}}, {"n": n, "P": n_players})) if isinstance(d, str)
+                     else int(d) for d in self.shape)
+
+    def describe(self) -> str:
+        dims = ", ".join(str(d) for d in self.shape) + ("," if len(self.shape) == 1 else "")
+        return f"{self.name} ({dims}) {self.dtype}" + (f": {self.help}" if self.help else "")
 
 
 @dataclass(frozen=True)
@@ -99,6 +134,208 @@ class Field:
     help: str
 
 
+REST = -1  # a slot group's size: the rest of the deck (see :class:`Slots`)
+SEEN = ("all", "owner", "none")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """A group of card slots in a deal's layout (see :class:`SlotLayout`).
+
+    name : what the cards are ("hand", "flop", "stub").
+    size : cards in the group, per seat when ``per_seat``; :data:`REST` takes
+        what the deck has left after every other group (at most one group).
+    per_seat : one such group for every seat (private cards).
+    seen : who may see the cards before the showdown: "all" (face up),
+        "owner" (the seat whose cards they are) or "none". The default
+        :meth:`Variant.hidden_slots` is every slot a seat may not see.
+    fills : "hand" or "board": the default :meth:`Variant.setup` puts the
+        situation's ``hand`` into the seat's "hand" groups and its ``board``
+        into the "board" groups, in layout order; None for neither.
+    by_round : a per-seat group dealt a card to every seat in turn (round
+        after round) instead of seat after seat.
+
+    Build them with :func:`private` and :func:`public`.
+    """
+
+    name: str
+    size: int
+    per_seat: bool = False
+    seen: str = "all"
+    fills: str | None = None
+    by_round: bool = False
+
+    def __post_init__(self):
+        if self.seen not in SEEN:
+            raise ValueError(f"slot group {self.name!r}: seen is one of {', '.join(SEEN)}, got {self.seen!r}")
+        if self.seen == "owner" and not self.per_seat:
+            raise ValueError(f"slot group {self.name!r}: only a per-seat group has an owner")
+        if self.fills not in (None, "hand", "board"):
+            raise ValueError(f"slot group {self.name!r}: fills is 'hand', 'board' or None, got {self.fills!r}")
+        if not isinstance(self.size, int) or (self.size < 1 and self.size != REST):
+            raise ValueError(f"slot group {self.name!r}: size is a positive int or REST, got {self.size!r}")
+        if self.size == REST and self.per_seat:
+            raise ValueError(f"slot group {self.name!r}: the rest of the deck is not per seat")
+
+
+def private(name: str, size: int, *, seen: str = "owner", fills: str | None = None,
+            by_round: bool = False) -> Slots:
+    """``size`` cards per seat (``seen`` by their owner unless said otherwise)."""
+    return Slots(name, size, True, seen, fills, by_round)
+
+
+def public(name: str, size: int, *, seen: str = "all", fills: str | None = None) -> Slots:
+    """``size`` cards for the table (face up unless ``seen="none"``); :data:`REST`: the rest of the deck."""
+    return Slots(name, size, False, seen, fills)
+
+
+class SlotLayout:
+    """Where a deal's cards lie: slot groups in the order they are dealt.
+
+    Consecutive per-seat groups are laid out seat by seat (seat 0's cards of
+    every such group, then seat 1's...), or round by round for a ``by_round``
+    group. ``n_slots``, the default ``setup`` (``hand`` and ``board`` placed)
+    and the default ``hidden_slots`` follow from it.
+
+    >>> lay = SlotLayout(private("hand", 2, fills="hand"), public("board", 5, seen="none", fills="board"))
+    >>> lay.n_slots(3), lay.slots("hand", 3, seat=1), lay.slots("board", 3)
+    (11, [2, 3], [6, 7, 8, 9, 10])
+    """
+
+    def __init__(self, *groups: Slots):
+        names = [g.name for g in groups]
+        if len(set(names)) != len(names):
+            raise ValueError(f"slot groups need distinct names, got {names}")
+        if sum(g.size == REST for g in groups) > 1:
+            raise ValueError("at most one slot group takes the rest of the deck")
+        self.groups = tuple(groups)
+
+    def __repr__(self):
+        return f"SlotLayout({', '.join(g.name for g in self.groups)})"
+
+    def _fixed(self, n_players: int) -> int:
+        return sum(g.size * (n_players if g.per_seat else 1) for g in self.groups if g.size != REST)
+
+    def n_slots(self, n_players: int, deck: int = 52) -> int:
+        """Slots of one deal at ``n_players`` (a REST group fills the deck)."""
+        fixed = self._fixed(n_players)
+        return deck if any(g.size == REST for g in self.groups) else fixed
+
+    def _places(self, n_players: int) -> dict:
+        """{group name: (n_players or 1, size) array of slot numbers}."""
+        out, at, i, groups = {}, 0, 0, self.groups
+        rest = 52 - self._fixed(n_players)
+        while i < len(groups):
+            g = groups[i]
+            if not g.per_seat or g.by_round:
+                size = rest if g.size == REST else g.size
+                if g.per_seat:  # card k of seat q at at + k * P + q
+                    out[g.name] = at + np.arange(size)[None, :] * n_players + np.arange(n_players)[:, None]
+                    at += size * n_players
+                else:
+                    out[g.name] = at + np.arange(size)[None, :]
+                    at += size
+                i += 1
+                continue
+            j = i  # a run of per-seat groups, seat by seat
+            while j < len(groups) and groups[j].per_seat and not groups[j].by_round:
+                j += 1
+            block = sum(g.size for g in groups[i:j])
+            off = 0
+            for g in groups[i:j]:
+                out[g.name] = at + np.arange(n_players)[:, None] * block + off + np.arange(g.size)[None, :]
+                off += g.size
+            at += block * n_players
+            i = j
+        return out
+
+    def slots(self, name: str, n_players: int, seat: int | None = None) -> list[int]:
+        """The slots of group ``name`` (a per-seat group's for ``seat``), in deal order."""
+        places = self._places(n_players)
+        if name not in places:
+            raise ValueError(f"no slot group {name!r}; the groups are {', '.join(places)}")
+        g = next(g for g in self.groups if g.name == name)
+        if g.per_seat:
+            if seat is None:
+                raise ValueError(f"slot group {name!r} is per seat: name the seat")
+            return places[name][seat].tolist()
+        return places[name][0].tolist()
+
+    def filled_by(self, what: str, n_players: int, seat: int) -> list[int]:
+        """The slots that the situation's ``what`` ("hand" or "board") fills, in order."""
+        out = []
+        for g in self.groups:
+            if g.fills == what:
+                out += self.slots(g.name, n_players, seat if g.per_seat else None)
+        return out
+
+    def hidden(self, n_players: int, seat: int) -> list[int]:
+        """Every slot ``seat`` may not see before the showdown (from each group's ``seen``)."""
+        places, out = self._places(n_players), []
+        for g in self.groups:
+            rows = places[g.name]
+            if g.seen == "none":
+                out += rows.ravel().tolist()
+            elif g.seen == "owner":
+                out += [int(s) for q in range(n_players) if q != seat for s in rows[q]]
+        return sorted(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Situation:
+    """A user's situation as a value: what :meth:`Variant.setup` returns and every
+    analysis hook (``default_decision``, ``analysis_round``, ``analysis_actions``,
+    ``analysis_label``, ``analysis_conditions``) receives.
+
+    known : (n_slots,) int8, the cards fixed for every deal (-1: dealt at random).
+    presets : {(seat, decision[, round]): action}, earlier actions the situation
+        implies, forced in every deal.
+    n_players, seat : the table and the seat the situation is seen from.
+    hand, board : the cards as the user gave them.
+    fields : the variant's situation fields as given (None left out).
+    data : whatever else the variant's ``setup`` worked out for its hooks
+        (Russian: how many cards the hero has placed on each hand).
+
+    A variant's ``setup`` returns ``Situation(known, presets)`` (or with
+    ``data``); the base class fills in the rest. Everything is read-only, so
+    one situation may be shared by threads and one variant serves many.
+    """
+
+    known: np.ndarray
+    presets: Mapping = field(default_factory=dict)
+    n_players: int | None = None
+    seat: int = 0
+    hand: Any = None
+    board: Any = None
+    fields: Mapping = field(default_factory=dict)
+    data: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        known = np.array(self.known, copy=True)
+        if known.ndim != 1 or (known.size and known.dtype.kind not in "iu"):
+            raise ValueError(f"a situation's known slots are one row of integer cards, got shape "
+                             f"{known.shape} and dtype {known.dtype}")
+        known = known.astype(np.int8)
+        known.flags.writeable = False
+        object.__setattr__(self, "known", known)
+        for name in ("presets", "fields", "data"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name) or {})))
+
+    def get(self, name: str, default=None):
+        """The situation field ``name`` as given, or ``default``."""
+        return self.fields.get(name, default)
+
+    def completed(self, n_players: int, seat: int, hand, board, fields: Mapping) -> "Situation":
+        """This situation with the table, seat, cards and fields filled in."""
+        return Situation(self.known, self.presets, n_players, seat, hand, board,
+                         {k: v for k, v in fields.items() if v is not None}, self.data)
+
+
+class MissingHook(NotImplementedError):
+    """A game lacks a part of the contract the engine needs (the message says which
+    and how to give it, see docs/architecture.md)."""
+
+
 @dataclass
 class Outcome:
     """What a block of deals produced, seat by seat.
@@ -118,6 +355,9 @@ class Outcome:
     unit, total : the payoffs' unit and what every deal's payoffs sum to
         (None: not constant); :func:`~simcore.engine.play_block` stamps the
         variant's ``payoff_unit`` and ``payoff_total``.
+    state : optional, the game's final state for experiments that need more
+        than the payoffs (what each seat ended with, the cards served): a
+        variant fills it when the table asks (``table.keep_state``), else None.
 
     Wins and ties are said by the variant, never inferred from the payoffs: a
     half-pot payoff (Sviten) or 1.5 points (Tapiola) is not a tie by itself.
@@ -132,6 +372,7 @@ class Outcome:
     actions: dict | None = None
     unit: str = "pot share"
     total: float | None = 1.0
+    state: Any = None
 
     def __post_init__(self):
         if self.categories.ndim == 2:
@@ -305,7 +546,15 @@ class Variant:
     payoff_unit : what a payoff is measured in ("pot share", "points").
     payoff_total : what the payoffs of every deal sum to, or None.
     parts : names of the Outcome's extra per-seat quantities.
+    part_groups : {key: part names} reported together in the JSON (each seat
+        gets ``key`` with every part's share, stderr and interval).
     match_target : the score a match is played to (match chances), or None.
+    layout : the deal's :class:`SlotLayout` (may be set in ``configure``), from
+        which ``n_slots``, the default ``setup`` and ``hidden_slots`` follow.
+
+    An instance holds nothing but its options and what ``configure`` derives
+    from them: every method is a function of its arguments, so one instance
+    is shared by every thread and run (``get_variant`` caches them).
     """
 
     name: str = ""
@@ -320,7 +569,18 @@ class Variant:
     payoff_unit: str = "pot share"
     payoff_total: float | None = 1.0
     parts: tuple[str, ...] = ()
+    part_groups: Mapping[str, tuple[str, ...]] = MappingProxyType({})
     match_target: float | None = None
+    layout: SlotLayout | None = None
+
+    def __init_subclass__(cls, **kwargs):
+        # Input checks live here, once: an override of setup or known_slots is
+        # wrapped so that it gets a checked seat and only declared fields.
+        super().__init_subclass__(**kwargs)
+        for name in ("setup", "known_slots"):
+            fn = cls.__dict__.get(name)
+            if fn is not None and not getattr(fn, "_checked", False):
+                setattr(cls, name, _checked_situation(fn, name))
 
     def __init__(self, **options):
         known = {o.name: o for o in self.options}
@@ -345,8 +605,16 @@ class Variant:
 
     # -- the contract -------------------------------------------------------
     def n_slots(self, n_players: int) -> int:
-        """Number of card slots in one deal."""
-        raise NotImplementedError
+        """Number of card slots in one deal (from ``layout`` unless overridden)."""
+        return self._layout("n_slots").n_slots(n_players)
+
+    def _layout(self, hook: str) -> SlotLayout:
+        if self.layout is None:
+            raise MissingHook(
+                f"{self.name or type(self).__name__} declares no slot layout, so the base class cannot "
+                f"give {hook}: set layout = SlotLayout(private(...), public(...)) on the class (or in "
+                f"configure), or override {hook} (docs/architecture.md, 'The slot layout')")
+        return self.layout
 
     def n_chance(self, n_players: int) -> int:
         """Extra random uint32 draws per deal, for chance during a deal (``table.chance``)."""
@@ -364,55 +632,85 @@ class Variant:
         return [self.play(cards, n_players, t) for t in tables]
 
     def known_slots(self, n_players: int, hand=None, board=None, seat: int = 0, **fields) -> np.ndarray:
-        """Slots (n_slots,) int8 with the given cards fixed and -1 elsewhere."""
-        raise NotImplementedError
+        """Slots (n_slots,) int8 with the situation's cards fixed and -1 elsewhere.
 
-    def setup(self, n_players: int, hand=None, board=None, seat: int = 0, **fields):
-        """(known slots, preset actions) for a user's situation, seen from ``seat``.
-
-        Presets {(seat, decision): action} or {(seat, decision, round):
-        action} are earlier actions the situation implies (for example the
-        card the hero already passed); they are forced in every deal. The
-        default has none and uses known_slots.
+        The default puts ``hand`` into the seat's slot groups that fill the
+        hand and ``board`` into those that fill the board (the ``layout``'s
+        ``fills``), first slots first. A game with situation fields of its own
+        overrides this or :meth:`setup`. The base class has already checked
+        the seat (an int at the table) and that every field is declared.
         """
-        return self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields), {}
+        layout = self._layout("known_slots")
+        used = sorted(k for k, v in fields.items() if v is not None)
+        if used:
+            raise MissingHook(f"{self.title} declares the situation field {used[0]!r}, but the default "
+                              f"known_slots places only hand and board: override setup to use it")
+        known = np.full(self.n_slots(n_players), -1, np.int8)
+        for what, cards in (("hand", hand), ("board", board)):
+            slots = layout.filled_by(what, n_players, seat)
+            if cards is not None and not slots:
+                raise ValueError(f"{self.title} has no {what} slots to place {cards!r} in")
+            self.place(known, slots, cards, what)
+        from ..cards import check_distinct
+
+        check_distinct(known[known >= 0], "the situation's cards")
+        return known
+
+    def setup(self, n_players: int, hand=None, board=None, seat: int = 0, **fields) -> "Situation":
+        """The :class:`Situation` of a user's situation, seen from ``seat``.
+
+        An override returns ``Situation(known, presets)`` (or with ``data`` for
+        its hooks); the base class checks the players, the seat and the fields
+        before it runs and fills in the rest after. Presets {(seat, decision):
+        action} or {(seat, decision, round): action} are earlier actions the
+        situation implies (for example the card the hero already passed); they
+        are forced in every deal. The default has none and uses known_slots.
+        """
+        return Situation(self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields))
+
+    def situation_of(self, n_players: int, known, seat: int = 0, presets=None, hand=None, board=None,
+                     **fields) -> "Situation":
+        """A :class:`Situation` for slots given directly (``known=``), not built by setup."""
+        return Situation(known, presets or {}).completed(n_players, seat, hand, board, fields)
 
     def situation(self, decision: str, obs: dict, n_players: int):
         """What a rollout resamples around: ``(known, forced)`` for an observation.
 
         known : (n, n_slots) int8, the cards the deciding seat has seen (-1 else).
         forced : {(seat, decision[, round]): (n,) actions} for public earlier actions.
+
+        Optional: without it a rollout refuses every decision (:class:`NoRollout`).
         """
-        raise NotImplementedError
+        raise NoRollout(f"{self.name} gives no rollout situation for decision {decision!r} "
+                        f"(it does not implement Variant.situation)")
 
     def hidden_slots(self, n_players: int, seat: int) -> list[int]:
         """Slots whose cards ``seat`` never sees before the showdown while every
-        other seat takes its first legal action.
+        other seat takes its first legal action (default: from ``layout``).
 
-        The contract test deals those slots anew and checks that none of
+        The contract check deals those slots anew and checks that none of
         ``seat``'s observations change: the proof that hidden cards never
         reach a strategy.
         """
-        raise NotImplementedError
+        return self._layout("hidden_slots").hidden(n_players, seat)
 
-    def default_decision(self, board=None, **fields) -> str:
+    def default_decision(self, situation: Situation) -> str:
         """The decision a situation asks about when the user names none."""
         return self.decisions[0].name
 
-    def analysis_round(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0,
-                       **fields) -> int:
+    def analysis_round(self, decision: str, situation: Situation) -> int:
         """The round of a repeated decision that a situation is at (default 0)."""
         return 0
 
-    def analysis_actions(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0) -> list[int]:
+    def analysis_actions(self, decision: str, situation: Situation) -> list[int]:
         """The hero's actions to try in a decision analysis (default: all)."""
         return list(range(self.decision(decision).n_actions))
 
-    def analysis_label(self, decision: str, action: int, known: np.ndarray, seat: int = 0) -> str:
+    def analysis_label(self, decision: str, action: int, situation: Situation) -> str:
         """How an action reads in an analysis table ("pass 7d")."""
         return self.decision(decision).actions[action]
 
-    def analysis_conditions(self, decision: str, n_players: int, known: np.ndarray, seat: int = 0) -> list[str]:
+    def analysis_conditions(self, decision: str, situation: Situation) -> list[str]:
         """What an analysis's numbers are conditioned on beyond the hand and board (for its
         header), e.g. Sviten's open card in a draw analysis; default none."""
         return []
@@ -461,6 +759,34 @@ class Variant:
             raise ValueError(f"{self.title} has no situation field {bad[0]!r}; it takes {takes}")
 
 
+def _checked_situation(fn, kind: str):
+    """``setup`` or ``known_slots`` with the base class's input checks before it
+    (players, seat, declared fields) and, for setup, a complete Situation after."""
+
+    @functools.wraps(fn)
+    def checked(self, n_players, hand=None, board=None, seat=0, **fields):
+        self.check_fields(fields)
+        self.check_players(n_players)
+        seat = self.check_seat(n_players, seat)
+        out = fn(self, n_players, hand=hand, board=board, seat=seat, **fields)
+        if kind == "known_slots":
+            return out
+        if not isinstance(out, Situation):
+            raise TypeError(f"{type(self).__name__}.setup returned {type(out).__name__}; it returns "
+                            f"Situation(known, presets)")
+        if out.known.shape != (self.n_slots(n_players),):
+            raise ValueError(f"{type(self).__name__}.setup gave known slots of shape {out.known.shape}; "
+                             f"a {n_players}-player deal has {self.n_slots(n_players)}")
+        return out.completed(n_players, seat, hand, board, fields)
+
+    checked._checked = True
+    return checked
+
+
+Variant.setup = _checked_situation(Variant.setup, "setup")
+Variant.known_slots = _checked_situation(Variant.known_slots, "known_slots")
+
+
 @dataclass
 class Table:
     """The seats of one block: strategies, their random streams, forced actions.
@@ -475,6 +801,7 @@ class Table:
         paired run); None when the variant asks for none.
     record : keep every decision's actions in ``actions``
         {(seat, decision, round): (n,) int64}.
+    keep_state : ask the variant to put its final state in ``Outcome.state``.
     """
 
     variant: Variant
@@ -485,6 +812,13 @@ class Table:
     chance: np.ndarray | None = None
     record: bool = False
     actions: dict = field(default_factory=dict)
+    keep_state: bool = False
+
+    def trait(self, seat: int, decision: str, name: str, default=None):
+        """The policy trait ``name`` of ``seat``'s strategy for ``decision`` (see
+        :func:`policy_traits`), or ``default`` (also when the seat has no such decision)."""
+        entry = self.strategies[seat].get(decision)
+        return default if entry is None else policy_traits(entry[1]).get(name, default)
 
     def act(self, seat: int, decision: str, obs: dict, round: int = 0) -> np.ndarray:
         """Ask ``seat``'s strategy for ``decision`` (in ``round``) and return checked actions.
@@ -526,6 +860,36 @@ class Table:
                 f"of seat {seat} (deal {i})"
             )
         return actions
+
+
+_TRAITS = "__pvsim_traits__"
+_NO_TRAITS = MappingProxyType({})
+
+
+def policy_traits(fn) -> Mapping:
+    """The traits a policy was declared with (``register(..., pure=True)``), read-only.
+
+    Traits tell a variant what it may do instead of asking the strategy:
+    ``pure`` (its actions depend on its observation alone, so one answer may
+    serve several tables that show it the same thing), ``place_rule`` and
+    ``exchange_rule`` (a fixed rule the variant applies in its own kernel).
+    This is the one accessor; :meth:`Table.trait` reads it for a seat.
+    """
+    return getattr(fn, _TRAITS, _NO_TRAITS)
+
+
+def with_traits(fn, **traits):
+    """Declare ``traits`` on the policy ``fn`` (``strategies.register`` does this for
+    its keywords); returns ``fn``. Declaring a trait again with another value is a
+    ValueError: one function is one policy."""
+    old = dict(policy_traits(fn))
+    for k, v in traits.items():
+        if k in old and old[k] != v:
+            raise ValueError(f"policy {getattr(fn, '__qualname__', fn)!r} already has trait {k}={old[k]!r}; "
+                             f"got {k}={v!r}")
+    old.update(traits)
+    setattr(fn, _TRAITS, MappingProxyType(old))
+    return fn
 
 
 def _ours(fn) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import format_cards, parse_cards
-from ..engine.variant import Decision, Field, Outcome, Variant
+from ..engine.variant import Decision, Field, Obs, Outcome, Situation, SlotLayout, Variant, private, public
 from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_two_and_board
 
 PASS, DISCARD = "pass", "discard"
@@ -139,31 +139,25 @@ class EstonianTwist(Variant):
             PASS, 3, ("pass dealt card 1", "pass dealt card 2", "pass dealt card 3"),
             "pass one of the three dealt cards to the left (seat+1), all seats at once",
             "hand (n, 3) int8: the seat's dealt cards in slot order; flop (n, 3) int8",
+            obs=(Obs("hand", "int8", ("n", 3), "the seat's dealt cards in slot order"),
+                 Obs("flop", "int8", ("n", 3))),
         ),
         Decision(
             DISCARD, 3, ("discard kept card 1", "discard kept card 2", "discard the received card"),
             "discard one of the three cards held after the pass, keeping two",
             "hand (n, 3) int8: [kept, kept, received]; flop (n, 3) int8; "
             "passed (n,) int8: the card the seat passed",
+            obs=(Obs("hand", "int8", ("n", 3), "[kept, kept, received]"), Obs("flop", "int8", ("n", 3)),
+                 Obs("passed", "int8", ("n",), "the card the seat passed")),
         ),
     )
-
-    def n_slots(self, n_players: int) -> int:
-        return 3 * n_players + 5
+    layout = SlotLayout(private("dealt", 3, fills="hand"), public("flop", 3, fills="board"),
+                        public("turn and river", 2, seen="none", fills="board"))
 
     # -- situations -----------------------------------------------------------
-    def known_slots(self, n_players, hand=None, board=None, seat=0, **fields):
-        """Fix seat ``seat``'s three dealt cards and the board."""
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
-        known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
-        self.place(known, _seat_slots(seat), hand, "hand")
-        self.place(known, _board_slots(n_players), board, "board")
-        return known
-
-    def default_decision(self, board=None, passed=None, **fields) -> str:
+    def default_decision(self, situation) -> str:
         """With the passed card known the pass is history: the discard is the question."""
-        return "discard" if passed is not None else "pass"
+        return "discard" if situation.get("passed") is not None else "pass"
 
     def setup(self, n_players, hand=None, board=None, seat=0, passed=None, **fields):
         """Known slots and presets; with ``passed``, the situation at the discard.
@@ -174,14 +168,12 @@ class EstonianTwist(Variant):
         the received card sits in the right neighbour's slots with that
         neighbour's pass preset to it.
 
-        >>> known, presets = EstonianTwist().setup(3, "As Ks 9c", "Qs Js 4h", passed="7d")
-        >>> format_cards(known[:3]), format_cards(known[6:7]), presets
+        >>> s = EstonianTwist().setup(3, "As Ks 9c", "Qs Js 4h", passed="7d")
+        >>> format_cards(s.known[:3]), format_cards(s.known[6:7]), dict(s.presets)
         ('As Ks 7d', '9c', {(0, 'pass'): 2, (2, 'pass'): 0})
         """
         if passed is None:
-            return self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields), {}
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
+            return Situation(self.known_slots(n_players, hand=hand, board=board, seat=seat, **fields))
         p = parse_cards(passed)
         if len(p) != 1:
             raise ValueError(f"passed: give exactly one card, got {len(p)} ({format_cards(p)})")
@@ -199,7 +191,7 @@ class EstonianTwist(Variant):
         known[3 * seat: 3 * seat + 3] = [h[0], h[1], p[0]]
         known[3 * right] = h[2]
         self.place(known, _board_slots(n_players), board, "board")
-        return known, {(seat, PASS): 2, (right, PASS): 0}
+        return Situation(known, {(seat, PASS): 2, (right, PASS): 0})
 
     def situation(self, decision, obs, n_players):
         """What the deciding seat has seen, and the passes its knowledge fixes."""
@@ -232,8 +224,8 @@ class EstonianTwist(Variant):
         return others + [3 * n_players + 3, 3 * n_players + 4]
 
     # -- labels -----------------------------------------------------------------
-    def analysis_label(self, decision, action, known, seat=0):
-        n_players = (len(known) - 5) // 3
+    def analysis_label(self, decision, action, situation):
+        known, seat, n_players = situation.known, situation.seat, situation.n_players
         own = 3 * seat
         right = 3 * ((seat - 1) % n_players)
         if decision == PASS:
@@ -258,7 +250,7 @@ class EstonianTwist(Variant):
         ask it the same thing.
 
         A seat's pass is the same under two tables when its policy is the same
-        *pure* function (``pure`` attribute: its actions depend on its
+        *pure* function (the ``pure`` trait: its actions depend on its
         observation alone, not on its random stream or on earlier calls) with
         the same forced actions: every seat sees the same dealt cards. Its
         discard also needs the same observation: its own pass and its right
@@ -328,9 +320,9 @@ def _asked_before(tables, a, seat, decision, same_view):
     :meth:`EstonianTwist.play_alternatives`) with the same forced actions
     and ``same_view(b)``: the seat sees the same under both.
     """
-    fn = tables[a].strategies[seat][decision][1]
-    if not getattr(fn, "pure", False):
+    if not tables[a].trait(seat, decision, "pure", False):
         return None
+    fn = tables[a].strategies[seat][decision][1]
     forced = tables[a].forced_actions(seat, decision)
     for b in range(a):
         other = tables[b].forced_actions(seat, decision)
@@ -347,10 +339,6 @@ def _take_answer(table, seat, decision, answer):
     if table.record:
         table.actions[(seat, decision, 0)] = answer
     return answer
-
-
-def _seat_slots(seat: int) -> list[int]:
-    return [3 * seat, 3 * seat + 1, 3 * seat + 2]
 
 
 def _board_slots(n_players: int) -> list[int]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..evaluate import evaluate_hands
 from ..cards import parse_cards
-from ..engine.variant import Field, Outcome, Variant
+from ..engine.variant import Field, Outcome, SlotLayout, Variant, private, public
 
 
 class TexasHoldem(Variant):
@@ -19,15 +19,12 @@ class TexasHoldem(Variant):
     max_players = 23  # 2N + 5 <= 52
     decisions = ()
     fields = (Field("hands", "other seats' hole cards: {seat: cards}, or \"1=Qd Qc;2=Js Ts\""),)
-
-    def n_slots(self, n_players: int) -> int:
-        # Slots: seat p's hole cards at 2p, 2p+1; then the five board cards.
-        return 2 * n_players + 5
+    # Seat p's hole cards at 2p, 2p+1; then the five board cards. No strategy is ever
+    # asked anything, so a seat sees nothing but its own cards before the showdown.
+    layout = SlotLayout(private("hole", 2, fills="hand"), public("board", 5, seen="none", fills="board"))
 
     def known_slots(self, n_players, hand=None, board=None, seat=0, hands=None, **fields):
         """Fix seat ``seat``'s hand, the board, and ``hands`` {seat: cards}."""
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
         if isinstance(hands, str):
             hands = _parse_hands(hands)
         known = np.full(self.n_slots(n_players), -1, dtype=np.int8)
@@ -38,10 +35,6 @@ class TexasHoldem(Variant):
             self.place(known, [2 * int(s), 2 * int(s) + 1], cards, f"seat {s}'s hand")
         self.place(known, list(range(2 * n_players, 2 * n_players + 5)), board, "board")
         return known
-
-    def hidden_slots(self, n_players, seat):
-        """No strategy is ever asked anything: every other seat's cards and the board."""
-        return [s for s in range(self.n_slots(n_players)) if s // 2 != seat or s >= 2 * n_players]
 
     def play(self, cards, n_players, table):
         n = cards.shape[0]

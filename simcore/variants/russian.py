@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
+from ..engine.variant import Decision, Field, Obs, Outcome, SharedState, Situation, SlotLayout, Variant, private, public
 from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_five_high
 
 __all__ = [
@@ -42,7 +42,7 @@ N_HANDS = 3
 PLACED_MAX = 4  # placed cards per hand; the fourth lies face down
 HAND_LABELS = ("hand 1", "hand 2", "hand 3")
 # Placement rules that RussianHoldem.play can apply itself, in one kernel with the
-# showdown: a strategy function whose ``place_rule`` attribute is one of these
+# showdown: a policy whose ``place_rule`` trait is one of these
 # places exactly so and uses neither its observation nor its random stream.
 PLACE_FIRST_OPEN = 0  # the lowest-numbered hand with room
 PLACE_BY_RANK = 1  # J-A hand 1, 7-T hand 2, 2-6 hand 3 when it has room, else first-open
@@ -594,8 +594,7 @@ def _place_rules(table, P):
         return None
     rules = np.empty(P, np.int8)
     for p in range(P):
-        entry = table.strategies[p].get("place")
-        rule = getattr(entry[1], "place_rule", None) if entry is not None else None
+        rule = table.trait(p, "place", "place_rule")
         if rule not in (PLACE_FIRST_OPEN, PLACE_BY_RANK):
             return None
         rules[p] = rule
@@ -642,19 +641,19 @@ class RussianHoldem(Variant):
     decisions = (
         Decision("place", N_HANDS, HAND_LABELS,
                  "place the card just dealt on one of the seat's three hands with fewer than "
-                 "four placed cards (12 rounds, in seat order)", _OBSERVATION, rounds=ROUNDS),
+                 "four placed cards (12 rounds, in seat order)", _OBSERVATION, rounds=ROUNDS,
+                 obs=(Obs("flop", "int8", ("n", FLOP)), Obs("up", "int8", ("n", "P", N_HANDS, PLACED_MAX - 1)),
+                      Obs("placed", "int8", ("n", "P", N_HANDS)), Obs("n_down", "int8", ("n", "P", N_HANDS)),
+                      Obs("own_down", "int8", ("n", N_HANDS)), Obs("card", "int8", ("n",)),
+                      Obs("history", "int8", ("n", ROUNDS, "P")))),
     )
     hands = HAND_LABELS
     hand_kinds = ("high", "high", "high")
     parts = ("hands_won_0", "hands_won_1", "hands_won_2", "hands_won_3")
     part_groups = {"hands_won_dist": parts}
-
-    def __init__(self, **options):
-        super().__init__(**options)
-        self._setups: dict = {}
-
-    def n_slots(self, n_players: int) -> int:
-        return n_slots(n_players)
+    # The flop, then one card per seat and round (card_slot). Placed cards lie face up
+    # but the fourth on each hand: hidden_slots says which those are.
+    layout = SlotLayout(public("flop", FLOP, fills="board"), private("cards", ROUNDS, seen="all", by_round=True))
 
     # -- the game --------------------------------------------------------------------
     def play(self, cards, n_players, table):
@@ -735,10 +734,7 @@ class RussianHoldem(Variant):
         """
         from ..cards import check_distinct, parse_cards
 
-        self.check_fields(fields)
         P = n_players
-        self.check_players(P)
-        seat = self.check_seat(P, seat)
         known = np.full(n_slots(P), -1, np.int8)
         flop = parse_cards(board, allow_empty=True) if board is not None else np.zeros(0, np.int8)
         if len(flop) not in (0, FLOP):
@@ -771,12 +767,7 @@ class RussianHoldem(Variant):
                                      f"(the hero has placed {rnd}), got {got}")
                 self._assign(known, presets, P, q, hands, allow_hidden=False)
         check_distinct(known[known >= 0], "the situation's cards")
-        placed = [len(cs) for cs in own]
-        # analysis_actions sees only the known slots: it looks the hero's counts up here
-        if len(self._setups) >= 256:
-            self._setups.pop(next(iter(self._setups)))
-        self._setups[(P, seat, known.tobytes())] = placed
-        return known, presets
+        return Situation(known, presets)
 
     @staticmethod
     def _assign(known, presets, P, q, hands, allow_hidden):
@@ -791,22 +782,24 @@ class RussianHoldem(Variant):
                 presets[(q, "place", r)] = h  # its card stays random: no one has seen it
                 r += 1
 
-    def default_decision(self, board=None, **fields) -> str:
+    def default_decision(self, situation) -> str:
         return "place"
 
-    def analysis_round(self, decision, n_players, known, seat=0, hand1=None, hand2=None, hand3=None,
-                       **fields) -> int:
-        """The round is the number of cards the hero has placed."""
+    @staticmethod
+    def _placed(situation) -> list[int]:
+        """How many cards the hero has placed on each hand (its fields hand1..hand3)."""
         from ..cards import parse_cards
 
-        return sum(len(parse_cards(x, allow_empty=True)) for x in (hand1, hand2, hand3) if x is not None)
+        return [len(parse_cards(x, allow_empty=True)) if x is not None else 0
+                for x in (situation.get(f"hand{h + 1}") for h in range(N_HANDS))]
 
-    def analysis_actions(self, decision, n_players, known, seat=0):
-        """The hands with room (all three unless a situation from :meth:`setup` fills one)."""
-        placed = self._setups.get((n_players, seat, np.asarray(known, np.int8).tobytes()))
-        if placed is None:
-            return list(range(N_HANDS))
-        return [h for h in range(N_HANDS) if placed[h] < PLACED_MAX]
+    def analysis_round(self, decision, situation) -> int:
+        """The round is the number of cards the hero has placed."""
+        return sum(self._placed(situation))
 
-    def analysis_label(self, decision, action, known, seat=0):
+    def analysis_actions(self, decision, situation):
+        """The hands with room (all three unless the situation fills one)."""
+        return [h for h, k in enumerate(self._placed(situation)) if k < PLACED_MAX]
+
+    def analysis_label(self, decision, action, situation):
         return HAND_LABELS[action]

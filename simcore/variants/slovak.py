@@ -25,7 +25,9 @@ import numpy as np
 from numba import njit
 
 from ..cards import card_to_str, parse_cards
-from ..engine.variant import Decision, Field, Outcome, SharedState, Variant
+from ..engine.variant import (
+    Decision, Field, Obs, Outcome, SharedState, Situation, SlotLayout, Variant, private, public,
+)
 from ..kernels import (
     CARD_KEY,
     FLUSH_FLAGS,
@@ -150,8 +152,7 @@ def _exchange_rules(table, P):
     kernel = None
     for r, decision in enumerate(_ROUNDS):
         for p in range(P):
-            entry = table.strategies[p].get(decision)
-            rule = getattr(entry[1], "exchange_rule", None) if entry is not None else None
+            rule = table.trait(p, decision, "exchange_rule")
             if rule is None or (kernel is not None and rule[1] is not kernel):
                 return None
             codes[r, p], kernel = rule
@@ -211,8 +212,13 @@ def _decision(name: str, when: str) -> Decision:
     return Decision(
         name, 3, _ACTIONS,
         f"{when}: decline, or muck face-up card 0 or 1 and turn up a face-down card in its place",
-        _OBSERVATION,
+        _OBSERVATION, obs=_OBS,
     )
+
+
+_OBS = (Obs("up", "int8", ("n", "P", 2)), Obs("mucked", "int8", ("n", "2*P")), Obs("board", "int8", ("n", 3)),
+        Obs("history", "int8", ("n", "P")), Obs("round1", "int8", ("n", "P")),
+        Obs("downs_left", "int8", ("n", "P")), Obs("in_sight", "uint64", ("n",)))
 
 
 class SlovakDoubleBarrel(Variant):
@@ -230,8 +236,10 @@ class SlovakDoubleBarrel(Variant):
         _decision("exchange2", "after the flop, in seat order"),
     )
 
-    def n_slots(self, n_players: int) -> int:
-        return 4 * n_players + 5
+    # Seat q: face-up cards at 4q, 4q+1, face-down at 4q+2, 4q+3; then the board. A seat
+    # never sees another's face-down cards while every other seat declines.
+    layout = SlotLayout(private("up", 2, seen="all", fills="hand"), private("down", 2),
+                        public("flop", 3, fills="board"), public("turn and river", 2, seen="none", fills="board"))
 
     # -- situations ------------------------------------------------------------
     def known_slots(self, n_players, hand=None, board=None, seat=0, seen=None, mucked=None, **fields):
@@ -242,8 +250,6 @@ class SlovakDoubleBarrel(Variant):
         card ``seat`` mucked at the first exchange; the second card of
         ``hand`` is then the one turned up in its place.
         """
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
         P = n_players
         known = np.full(self.n_slots(P), -1, dtype=np.int8)
         base = 4 * seat
@@ -265,12 +271,11 @@ class SlovakDoubleBarrel(Variant):
         self.place(known, list(range(4 * P, 4 * P + 5)), board, "board")
         return known
 
-    def default_decision(self, board=None, mucked=None, **fields) -> str:
+    def default_decision(self, situation) -> str:
         """A situation with the flop (or a first-round muck) asks about the second exchange."""
-        from ..cards import parse_cards
-
+        board = situation.board
         has_flop = board is not None and len(parse_cards(board, allow_empty=True)) >= 3
-        return "exchange2" if has_flop or mucked is not None else "exchange1"
+        return "exchange2" if has_flop or situation.get("mucked") is not None else "exchange1"
 
     def setup(self, n_players, hand=None, board=None, seat=0, **fields):
         """Known slots plus the first-exchange actions a flop situation implies.
@@ -288,7 +293,7 @@ class SlovakDoubleBarrel(Variant):
             for q in range(P):
                 if q != seat and known[4 * q] >= 0 and known[4 * q + 1] >= 0:
                     presets[(q, "exchange1")] = DECLINE
-        return known, presets
+        return Situation(known, presets)
 
     # -- the game ------------------------------------------------------------------
     def play(self, cards, n_players, table):
@@ -388,16 +393,11 @@ class SlovakDoubleBarrel(Variant):
         forced = {(q, _ROUNDS[r]): a for r, q, a in acts}
         return known, forced
 
-    def hidden_slots(self, n_players, seat):
-        """Every other seat's face-down cards (they decline, so none is turned), and the turn and river."""
-        P = n_players
-        return [4 * q + j for q in range(P) if q != seat for j in (2, 3)] + [4 * P + 3, 4 * P + 4]
-
     # -- labels ------------------------------------------------------------------
-    def analysis_label(self, decision, action, known, seat=0):
+    def analysis_label(self, decision, action, situation):
         if action == DECLINE:
             return "decline"
-        base = 4 * seat
+        known, base = situation.known, 4 * situation.seat
         cur = [int(known[base]), int(known[base + 1])]
         if decision == "exchange2" and known[base + 2] >= 0:
             cur[1] = int(known[base + 2])  # the card turned up at the first exchange

@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..engine.variant import Decision, Field, NoRollout, Outcome, Variant, pot_shares
+from ..engine.variant import (
+    REST, Decision, Field, NoRollout, Obs, Outcome, Situation, SlotLayout, Variant, pot_shares, private, public,
+)
 from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
 
 HAND = 5
@@ -594,17 +596,24 @@ class SvitenSpecial(Variant):
     )
     decisions = (
         Decision(DRAW, N_DRAWS, tuple(_mask_name(m) for m in range(N_DRAWS)),
-                 "after the flop, in seat order: which of the five cards to throw (0 to 5)", _DRAW_OBS),
+                 "after the flop, in seat order: which of the five cards to throw (0 to 5)", _DRAW_OBS,
+                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("board", "int8", ("n", FLOP)),
+                      Obs("thrown", "int8", ("n", "P")))),
         Decision(OPEN, 2, ("keep", "refuse"),
                  "One Open: keep the card served face up after throwing one, or refuse it and take "
-                 "the next card face down", _OPEN_OBS),
+                 "the next card face down", _OPEN_OBS,
+                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("mask", "int8", ("n",)), Obs("open_card", "int8", ("n",)),
+                      Obs("board", "int8", ("n", FLOP)), Obs("thrown", "int8", ("n", "P")),
+                      Obs("open_cards", "int8", ("n", "P")), Obs("refused", "bool", ("n", "P")))),
     )
     hands = ("own five", "omaha")
     hand_kinds = ("high", "high")
     parts = ("share_own5", "share_omaha", "scoop_rate")
 
-    def n_slots(self, n_players: int) -> int:
-        return n_slots(n_players)
+    # The whole deck: every seat's five cards, the flop, then the stub in order (its first
+    # card the one a seat that throws sees first; the rest no one sees before the showdown).
+    layout = SlotLayout(private("hand", HAND, fills="hand"), public("flop", FLOP, fills="board"),
+                        public("first stub card", 1), public("stub", REST, seen="none"))
 
     def n_chance(self, n_players: int) -> int:
         return n_chance(n_players)
@@ -619,9 +628,7 @@ class SvitenSpecial(Variant):
         ``open`` face up: its draw is preset and the card is the first of the stub."""
         from ..cards import parse_cards
 
-        self.check_fields(fields)
         P = n_players
-        seat = self.check_seat(P, seat)
         known = np.full(DECK, -1, np.int8)
         h = parse_cards(hand, allow_empty=True) if hand is not None else np.zeros(0, np.int8)
         if len(h) > HAND:
@@ -655,22 +662,24 @@ class SvitenSpecial(Variant):
         from ..cards import check_distinct
 
         check_distinct(known[known >= 0], "hand, board and open card")
-        return known, presets
+        return Situation(known, presets)
 
-    def default_decision(self, board=None, open=None, **fields) -> str:
-        return OPEN if open is not None else DRAW
+    def default_decision(self, situation) -> str:
+        return OPEN if situation.get("open") is not None else DRAW
 
-    def analysis_actions(self, decision, n_players, known, seat=0):
+    def analysis_actions(self, decision, situation):
         """Every action; keep or refuse only with the card served face up given (``open``):
         without it the question has no card to ask about."""
+        known, seat, n_players = situation.known, situation.seat, situation.n_players
         if self.decision(decision).name == OPEN and (seat != 0 or known[stub_start(n_players)] < 0):
             raise ValueError("decision open is about the card served face up after the hero threw one: "
                              "give that card with --open CARD (extra={'open': CARD} in the API), "
                              "e.g. --open 9h")
-        return super().analysis_actions(decision, n_players, known, seat)
+        return super().analysis_actions(decision, situation)
 
-    def analysis_conditions(self, decision, n_players, known, seat=0) -> list[str]:
+    def analysis_conditions(self, decision, situation) -> list[str]:
         """A draw analysis given ``open`` is conditioned on that card coming first from the stub."""
+        known, n_players = situation.known, situation.n_players
         if decision == DRAW and known[stub_start(n_players)] >= 0:
             from ..cards import card_to_str
 
@@ -678,9 +687,10 @@ class SvitenSpecial(Variant):
                     f"card served from the stub (face up to a seat that throws one)"]
         return []
 
-    def analysis_label(self, decision, action, known, seat=0):
+    def analysis_label(self, decision, action, situation):
         from ..cards import card_to_str
 
+        known, seat = situation.known, situation.seat
         if decision == DRAW:
             hand = known[HAND * seat: HAND * seat + HAND]
             slots = mask_cards(action)
@@ -690,19 +700,8 @@ class SvitenSpecial(Variant):
                 return "throw " + " ".join(card_to_str(int(hand[j])) for j in slots)
             return _mask_name(action)
         word = "keep" if action == KEEP else "refuse"
-        # The open card is the last known slot (the first stub card) after the hand and flop.
-        idx = np.flatnonzero(known >= 0)
-        if idx.size and idx[-1] >= HAND * (seat + 1) + FLOP:
-            return f"{word} {card_to_str(int(known[idx[-1]]))}"
-        return word
-
-    def hidden_slots(self, n_players, seat):
-        # With every other seat standing pat, the seat sees its own five cards, the
-        # flop and, if it throws one, the first stub card; nothing else before the showdown.
-        P = n_players
-        own = set(range(HAND * seat, HAND * seat + HAND))
-        flop = set(range(HAND * P, HAND * P + FLOP))
-        return [s for s in range(DECK) if s not in own and s not in flop and s != stub_start(P)]
+        card = int(known[stub_start(situation.n_players)])  # the open card: the first stub card
+        return f"{word} {card_to_str(card)}" if card >= 0 else word
 
     def situation(self, decision, obs, n_players):
         """The seat's own cards and the flop; each seat's public draw replayed as a mask

@@ -24,7 +24,10 @@ from numba import njit
 
 from ..cards import card_to_str, parse_cards
 from ..engine.checks import is_whole
-from ..engine.variant import Decision, Field, Option, Outcome, Variant, place_points, pot_shares
+from ..engine.variant import (
+    Decision, Field, Obs, Option, Outcome, Situation, SlotLayout, Variant, place_points, pot_shares, private,
+    public,
+)
 from ..kernels import CARD_BIT, CARD_KEY, LOW_TOP, SUIT_START, value_high, value_low5
 
 HIGH_HAND = 5  # hand cards dealt in the high game
@@ -337,8 +340,14 @@ def _discard_decision(h: int, lowball: bool) -> Decision:
         DISCARD, h, tuple(f"discard card {j + 1}" for j in range(h)),
         f"after each tower round, the hand position of the card to throw ({third})",
         _OBSERVATION + "; legal (n, h) bool: the held cards.",
-        rounds=N_ROUNDS,
+        rounds=N_ROUNDS, obs=_obs_fields(h),
     )
+
+
+def _obs_fields(h: int, last: bool = False) -> tuple:
+    return (Obs("hand", "int8", ("n", h)), Obs("held", "bool", ("n", h)), Obs("centre", "int8", ("n",)),
+            Obs("towers", "int8", ("n", 6)), Obs("discards", "int8", ("n", N_ROUNDS))) + (
+        (Obs("proposed", "int64", ("n",)),) if last else ())
 
 
 def _last_decision(h: int) -> Decision:
@@ -347,7 +356,7 @@ def _last_decision(h: int) -> Decision:
         "round 3, every card known: keep all three hand cards (0), or throw position j (1 + j) "
         "and play the other two with the centre",
         _OBSERVATION + "; proposed (n,) int64: the position the seat's discard policy chose this "
-        "round; legal (n, 1 + h) bool: keeping all, and each held card.",
+        "round; legal (n, 1 + h) bool: keeping all, and each held card.", obs=_obs_fields(h, last=True),
     )
 
 
@@ -375,6 +384,9 @@ class TapiolaHoldem(Variant):
         self.lowball = bool(lowball)
         self.scoring = scoring
         self.h = hand_size(lowball)
+        # The centre, every hand, six tower cards (A1 B1 A2 B2 A3 B3): see n_slots, hand_slots.
+        self.layout = SlotLayout(public("centre", 1, fills="board"), private("hand", self.h, fills="hand"),
+                                 public("towers", 6, fills="board"))
         # Lowball: 1 + 6*7 + 6 = 49 cards (52 with burns); high: 9 fill the deck, 8 with burns.
         self.max_players = 7 if lowball else (8 if burn else 9)
         self.decisions = ((_discard_decision(self.h, True),) if lowball
@@ -396,9 +408,6 @@ class TapiolaHoldem(Variant):
             raise ValueError(f"{self.title} takes {self.min_players} to {self.max_players} players"
                              + (f" {why}" if why else "") + f", got {n_players}")
         super().check_players(n_players)
-
-    def n_slots(self, n_players: int) -> int:
-        return n_slots(n_players, self.lowball)
 
     # -- the game ------------------------------------------------------------------
     def play(self, cards, n_players, table):
@@ -480,8 +489,6 @@ class TapiolaHoldem(Variant):
         positions; its earlier discards (``discarded``, in round order, else
         unknown cards) fill the rest and are forced in their rounds.
         """
-        self.check_fields(fields)
-        seat = self.check_seat(n_players, seat)
         P, h = n_players, self.h
         r = self._board_round(board)
         known = np.full(self.n_slots(P), -1, np.int8)
@@ -500,23 +507,25 @@ class TapiolaHoldem(Variant):
                 raise ValueError(f"discarded: one card per earlier round ({r} at round {r + 1}), got {k}")
             self.place(known, slots[holds:holds + r], discarded, "discarded")
         presets = {(seat, DISCARD, q): holds + q for q in range(r)}
-        return known, presets
+        return Situation(known, presets)
 
-    def default_decision(self, board=None, **fields) -> str:
+    def default_decision(self, situation) -> str:
         """With the whole board in the high game, the question is the last discard."""
-        if not self.lowball and self._board_round(board) == N_ROUNDS - 1:
+        if not self.lowball and self._board_round(situation.board) == N_ROUNDS - 1:
             return LAST
         return DISCARD
 
-    def analysis_round(self, decision, n_players, known, seat=0, board=None, **fields) -> int:
-        r = self._board_round(board) if board is not None else self._hero_round(known, n_players, seat)
+    def analysis_round(self, decision, situation) -> int:
+        board = situation.board
+        r = (self._board_round(board) if board is not None
+             else self._hero_round(situation.known, situation.n_players, situation.seat))
         if decision == DISCARD and r == N_ROUNDS - 1 and not self.lowball:
             raise ValueError("at round 3 of the high game the discard is optional: analyse it with "
                              "decision last (keep all, or discard a card)")
         return r
 
-    def analysis_actions(self, decision, n_players, known, seat=0):
-        r = self._hero_round(known, n_players, seat)
+    def analysis_actions(self, decision, situation):
+        r = self._hero_round(situation.known, situation.n_players, situation.seat)
         if decision == LAST:
             if r != N_ROUNDS - 1:
                 raise ValueError("the last discard comes at round 3: give the whole board "
@@ -525,13 +534,12 @@ class TapiolaHoldem(Variant):
         self.decision(decision)
         return list(range(self.h - r))
 
-    def analysis_label(self, decision, action, known, seat=0):
+    def analysis_label(self, decision, action, situation):
         if decision == LAST:
             if action == 0:
                 return "keep all"
             action -= 1
-        n_players = (known.shape[-1] - 7) // self.h  # n_slots = 1 + h*P + 6
-        card = int(known[hand_slots(n_players, seat, self.lowball)[action]])
+        card = int(situation.known[hand_slots(situation.n_players, situation.seat, self.lowball)[action]])
         return f"discard {card_to_str(card)}" if card >= 0 else f"discard card {action + 1}"
 
     # -- rollouts ---------------------------------------------------------------------
@@ -553,9 +561,4 @@ class TapiolaHoldem(Variant):
             forced[(seat, DISCARD, rnd)] = np.asarray(obs["proposed"], np.int64).copy()
         return known, forced
 
-    def hidden_slots(self, n_players, seat):
-        """Every other seat's hand cards: nothing else is hidden until the showdown."""
-        mine = set(hand_slots(n_players, seat, self.lowball))
-        towers = set(tower_slots(n_players, self.lowball))
-        return [s for s in range(1, self.n_slots(n_players)) if s not in mine and s not in towers]
 
