@@ -1,0 +1,194 @@
+"""Information abstractions (issue 20): every game's decisions, both granularities.
+
+Observations are real ones, collected from blocks played with random policies
+(tests/abstraction_obs.py), at each game's usual table size and one other.
+"""
+import collections
+
+import numpy as np
+import pytest
+
+from abstraction_obs import PLAYERS, collect, relabel
+from simcore.abstraction import GAMES, NAMES, abstractions, get_abstraction, to_real
+from simcore.engine import deal_block, play_block
+from simcore.engine.deal import deal
+from simcore.variants import get_variant
+from strategies.registry import resolve
+
+INSTANCES = [("estonian", {}), ("slovak", {}), ("sviten", {}), ("russian", {}),
+             ("tapiola", {}), ("tapiola", {"lowball": True}), ("tapiola", {"scoring": "points"})]
+IDS = [g + "".join(f"-{k}={v}" for k, v in o.items()) for g, o in INSTANCES]
+PERMS = ([1, 0, 3, 2], [3, 2, 1, 0], [2, 0, 3, 1], [0, 1, 3, 2])
+# fine tables stay under 200 MB as one float64 per bucket and action
+MAX_CELLS = 200e6 / 8
+
+
+@pytest.fixture(scope="module", params=INSTANCES, ids=IDS)
+def played(request):
+    game, opts = request.param
+    v = get_variant(game, **opts)
+    out = []
+    for P in PLAYERS[game]:
+        if P > v.max_players:
+            continue
+        for d, calls in collect(v, P, n=300, seed=P).items():
+            if calls:
+                out.append((v, P, d, calls))
+    return out
+
+
+def test_every_game_and_decision_has_coarse_and_fine():
+    for game in GAMES:
+        v = get_variant(game)
+        for d in v.decisions:
+            found = abstractions(v, d.name, PLAYERS[game][0])
+            assert set(NAMES) <= set(found)
+            for name, a in found.items():
+                assert (a.game, a.decision, a.name, a.n_actions) == (game, d.name, name, d.n_actions)
+                assert 0 < a.n_buckets and a.n_buckets * a.n_actions <= MAX_CELLS, (game, d.name, name)
+                assert a.description
+
+
+def test_unknown_names_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown abstraction 'medium'.*coarse, fine"):
+        get_abstraction("estonian", "pass", 6, "medium")
+    with pytest.raises(ValueError, match="discard"):
+        get_abstraction("estonian", "draw", 6)
+    with pytest.raises(ValueError, match="holdem has no decision 'pass'"):
+        get_abstraction("holdem", "pass", 6)
+    with pytest.raises(ValueError, match="players"):
+        get_abstraction("russian", "place", 5)
+
+
+def test_buckets_in_range_and_canonical_orders_are_permutations(played):
+    for v, P, d, calls in played:
+        for name, a in abstractions(v, d, P).items():
+            for obs in calls:
+                b, canon = a.observe(obs)
+                assert b.dtype == np.int64 and b.shape == (len(obs["legal"]),)
+                assert ((b >= 0) & (b < a.n_buckets)).all(), (v.label, d, name)
+                assert canon.shape == (len(b), a.n_actions)
+                assert (np.sort(canon, axis=1) == np.arange(a.n_actions)).all()
+                # to_real inverts the canonical order
+                for k in range(a.n_actions):
+                    real = to_real(canon, np.full(len(b), k))
+                    assert (canon[np.arange(len(b)), real] == k).all()
+
+
+def test_relabelling_suits_gives_the_same_buckets_and_order(played):
+    """Suit isomorphism: a seeded sweep of suit permutations over real observations."""
+    for v, P, d, calls in played:
+        for name, a in abstractions(v, d, P).items():
+            for obs in calls:
+                b, canon = a.observe(obs)
+                for perm in PERMS:
+                    b2, canon2 = a.observe(relabel(v.name, obs, np.array(perm)))
+                    assert np.array_equal(b, b2), (v.label, d, name, perm)
+                    assert np.array_equal(canon, canon2), (v.label, d, name, perm)
+
+
+def test_relabelling_changes_cards_so_the_test_can_fail():
+    v = get_variant("estonian")
+    obs = collect(v, 6, n=50)["pass"][0]
+    moved = relabel("estonian", obs, np.array([1, 0, 3, 2]))
+    assert not np.array_equal(moved["hand"], obs["hand"])
+    # an order that reads suits by name would see the difference
+    a = get_abstraction(v, "pass", 6, "fine")
+    assert np.array_equal(a.buckets(obs), a.buckets(moved))
+    assert not np.array_equal(obs["hand"] & 3, moved["hand"] & 3)
+
+
+def test_fine_refines_coarse(played):
+    """Every fine bucket lies inside one coarse bucket."""
+    for v, P, d, calls in played:
+        ab = abstractions(v, d, P)
+        inside = collections.defaultdict(set)
+        for obs in calls:
+            for f, c in zip(ab["fine"].buckets(obs), ab["coarse"].buckets(obs)):
+                inside[int(f)].add(int(c))
+        assert max(len(s) for s in inside.values()) == 1, (v.label, d)
+        # and fine tells more situations apart than coarse
+        assert len(inside) > len(set().union(*inside.values())), (v.label, d)
+
+
+def test_canonical_order_puts_the_same_card_first_for_any_deal_order():
+    """Estonian: dealing the same three cards in another order moves the canonical
+    actions with the cards; the bucket stays."""
+    v = get_variant("estonian")
+    obs = collect(v, 6, n=200)["pass"][0]
+    a = get_abstraction(v, "pass", 6, "fine")
+    b, canon = a.observe(obs)
+    for order in ([2, 0, 1], [1, 2, 0], [2, 1, 0]):
+        moved = dict(obs, hand=obs["hand"][:, order])
+        b2, canon2 = a.observe(moved)
+        assert np.array_equal(b, b2)
+        # the card at canonical position k is the same card
+        for k in range(3):
+            c1 = obs["hand"][np.arange(len(b)), to_real(canon, np.full(len(b), k))]
+            c2 = moved["hand"][np.arange(len(b)), to_real(canon2, np.full(len(b), k))]
+            same_rank = (c1 >> 2) == (c2 >> 2)
+            assert same_rank.all()
+
+
+@pytest.mark.parametrize("game,opts", INSTANCES, ids=IDS)
+def test_buckets_depend_on_the_observation_only(game, opts):
+    """Deal the cards a seat never sees anew: its buckets stay (the abstraction reads
+    nothing but what the strategy receives)."""
+    v = get_variant(game, **opts)
+    P = PLAYERS[game][0]
+    seat = P - 1
+    hidden = v.hidden_slots(P, seat)
+    dealt, chance = deal_block(v, np.full(v.n_slots(P), -1, np.int8), 300, P, np.random.default_rng(P))
+    redealt = dealt.copy()
+    redealt[:, hidden] = -1
+    redealt = deal(redealt, dealt.shape[0], np.random.default_rng(99))
+    assert (redealt[:, hidden] != dealt[:, hidden]).any()
+
+    def first_legal(obs, rng):
+        return np.argmax(obs["legal"], axis=1)
+
+    logs = []
+    for cards in (dealt, redealt):
+        log = []
+
+        def recorder(decision):
+            found = abstractions(v, decision, P)
+
+            def rec(obs, rng):
+                log.append([found[name].observe(obs) for name in sorted(found)])
+                return resolve(v, decision, "random")[1](obs, rng)
+            return rec
+
+        lineup = [{d.name: ("first", first_legal) for d in v.decisions} for _ in range(P)]
+        lineup[seat] = {d.name: ("rec", recorder(d.name)) for d in v.decisions}
+        play_block(v, cards, P, lineup, [np.random.default_rng(7 + p) for p in range(P)], None, chance)
+        logs.append(log)
+    assert len(logs[0]) == len(logs[1]) > 0
+    for one, two in zip(*logs):
+        for (b1, c1), (b2, c2) in zip(one, two):
+            assert np.array_equal(b1, b2) and np.array_equal(c1, c2)
+
+
+def test_exact_classes_where_declared():
+    """Sviten's fine draw buckets are the 134,459 suit-isomorphic five-card classes (x 2 halves)."""
+    from simcore.abstraction._common import class_keys
+
+    assert len(class_keys(5)) == 134_459 and len(class_keys(4)) == 16_432
+    a = get_abstraction("sviten", "draw", 6, "fine")
+    assert a.n_buckets == 2 * 134_459
+    # two hands that are one another's suit relabelling, and one that is not
+    hand = np.array([[48, 44, 40, 36, 1], [49, 45, 41, 37, 0], [48, 44, 40, 37, 1]], np.int8)
+    obs = {"hand": hand, "board": np.zeros((3, 3), np.int8), "seat": 0, "n_players": 6}
+    b = a.buckets(obs)
+    assert b[0] == b[1] != b[2]
+
+
+def test_seat_is_in_the_bucket_where_order_matters():
+    for game, decision in (("slovak", "exchange1"), ("russian", "place"), ("sviten", "draw")):
+        v = get_variant(game)
+        P = PLAYERS[game][0]
+        calls = collect(v, P, n=100)[decision]
+        obs = calls[0]
+        a = get_abstraction(v, decision, P, "fine")
+        other = dict(obs, seat=(obs["seat"] + P - 1) % P)
+        assert not np.array_equal(a.buckets(obs), a.buckets(other)), game
