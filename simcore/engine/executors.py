@@ -173,10 +173,13 @@ def rebuild(desc: dict):
         raise RuntimeError(f"this worker runs pvsim {_version()} but the run was started with pvsim "
                            f"{desc['version']}; install the same version on every worker")
     (module, qualname), name, opts = desc["variant"]
-    cls = _import(module, qualname)
-    if variants.variant_classes().get(name) is cls:
+    cls = _import(module, qualname)  # a plug-in's module registers its policies on import
+    known = variants.variant_classes().get(name)
+    if known is None:  # registered in the calling program only: known here by name too
+        known = variants.register_variant(cls)
+    if known is cls:
         v = variants.get_variant(name, **opts)
-    else:  # a variant the calling program added (a test's toy game)
+    else:  # another game of that name here: the caller's class, unregistered
         v = cls(**opts)
     unship = _import(*desc["codec"]) if desc["codec"] is not None else None
 

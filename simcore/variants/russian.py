@@ -659,7 +659,7 @@ class RussianHoldem(Variant):
     def play(self, cards, n_players, table):
         P = n_players
         n = cards.shape[0]
-        rules = _place_rules(table, P)
+        rules = _place_rules(table, P) if not table.keep_state else None  # the rule kernel keeps none
         if rules is not None:
             return _play_ruled(cards, P, table, rules)
         flop = np.empty((n, FLOP), np.int8)
@@ -693,8 +693,10 @@ class RussianHoldem(Variant):
         wins, ties = np.empty((n, P), np.bool_), np.empty((n, P), np.bool_)
         categories, winning = np.empty((n, P, N_HANDS), np.int8), np.empty((n, N_HANDS), np.int8)
         _outcome_kernel(flop, st["up"], down, payoffs, wins, ties, categories, winning, parts)
+        # table.keep_state: the final hands, for experiments (showdown(**state) gives every value)
+        state = {"flop": flop, "up": st["up"], "down": down} if table.keep_state else None
         return Outcome(payoffs, wins, ties, categories, winning,
-                       {f"hands_won_{k}": parts[k] for k in range(4)})
+                       {f"hands_won_{k}": parts[k] for k in range(4)}, state=state)
 
     def hidden_slots(self, n_players, seat):
         """Placing on the first hand with room, another seat's cards of rounds 4, 8

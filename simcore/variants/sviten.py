@@ -619,7 +619,10 @@ class SvitenSpecial(Variant):
         return n_chance(n_players)
 
     def play(self, cards, n_players, table):
-        return play_service(np.ascontiguousarray(cards), n_players, table)[1]
+        svc, out = play_service(np.ascontiguousarray(cards), n_players, table)
+        if table.keep_state:  # the Service: every seat's final cards, what was served and recycled
+            out.state = svc
+        return out
 
     # -- situations ------------------------------------------------------------
     def setup(self, n_players, hand=None, board=None, seat=0, open=None, threw=None, **fields):
