@@ -1,0 +1,268 @@
+"""Table policies (issue 20): table:FILE in any policy spec, pure and mixed tables."""
+import json
+import logging
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from abstraction_obs import collect
+from simcore import analyze, compare, simulate
+from simcore.abstraction import get_abstraction, to_real
+from simcore.engine import executors, policy_traits
+from simcore.variants import get_variant
+from strategies import lineup, resolve
+from strategies.table import FORMAT_VERSION, load_table, save_table
+
+SMALL = dict(progress=False, block_size=512)
+
+
+def _numbers(result):
+    """A run's table without the strategy labels (file names differ)."""
+    return result.table().drop(columns="strategy")
+
+
+def _pure(path, game="estonian", P=6, decision="pass", name="coarse", k=0, options=None, **kw):
+    v = get_variant(game, **(options or {}))
+    a = get_abstraction(v, decision, P, name)
+    save_table(path, game=game, options=dict(v.opts), n_players=P, abstraction=name,
+               tables={decision: np.full(a.n_buckets, k, np.int64)}, **kw)
+    return a
+
+
+@pytest.fixture
+def tmp(tmp_path):
+    return tmp_path
+
+
+def test_round_trip_keeps_everything(tmp):
+    p = tmp / "t.npz"
+    a = get_abstraction("estonian", "pass", 6, "fine")
+    t = np.full(a.n_buckets, -1, np.int64)
+    t[::7] = 1
+    save_table(p, game="estonian", options={}, n_players=6, abstraction="fine", tables={"pass": t},
+               meta={"made_by": "test", "gain": np.float64(0.01)}, fallback="pass=highest")
+    tf = load_table(p)
+    assert (tf.game, tf.n_players, tf.abstraction, tf.decisions) == ("estonian", 6, "fine", ("pass",))
+    assert tf.meta == {"made_by": "test", "gain": 0.01}
+    assert tf.header["version"] == FORMAT_VERSION and tf.header["fallback"] == {"pass": "highest"}
+    assert tf.header["decisions"]["pass"]["abstraction"] == a.identity()
+    assert np.array_equal(tf.arrays["pass"], t)
+    assert os.path.getsize(p) < 2e6  # compressed
+
+
+def test_a_pure_table_plays_its_canonical_action_and_the_fallback_where_empty(tmp):
+    v = get_variant("estonian")
+    a = get_abstraction(v, "pass", 6, "coarse")
+    t = np.full(a.n_buckets, 2, np.int64)
+    t[::2] = -1
+    p = tmp / "t.npz"
+    save_table(p, game="estonian", options={}, n_players=6, abstraction="coarse", tables={"pass": t},
+               fallback="pass=highest")
+    fn = resolve(v, "pass", f"table:{p}")[1]
+    highest = resolve(v, "pass", "highest")[1]
+    for obs in collect(v, 6, n=200)["pass"]:
+        rng = np.random.default_rng(0)
+        got = fn(obs, rng)
+        b, canon = a.observe(obs)
+        want = np.where(t[b] >= 0, to_real(canon, np.maximum(t[b], 0)), highest(obs, rng))
+        assert np.array_equal(got, want)
+        assert (t[b] < 0).any() and (t[b] >= 0).any()
+
+
+def test_an_illegal_stored_action_plays_the_fallback(tmp):
+    v = get_variant("tapiola")
+    a = get_abstraction(v, "discard", 6, "coarse")
+    p = tmp / "t.npz"
+    save_table(p, game="tapiola", options={}, n_players=6, abstraction="coarse",
+               tables={"discard": np.full(a.n_buckets, 4, np.int64)})  # canonical 4: thrown in rounds 2, 3
+    fn = resolve(v, "discard", f"table:{p}")[1]
+    lowest = resolve(v, "discard", "lowest")[1]
+    for obs in collect(v, 6, n=100)["discard"]:
+        got = fn(obs, None)
+        assert obs["legal"][np.arange(len(got)), got].all()
+        if obs["round"] > 0:
+            assert np.array_equal(got, lowest(obs, None))
+
+
+def test_table_spec_everywhere(tmp):
+    p = tmp / "t.npz"
+    _pure(p, k=2)
+    spec = f"table:{p}"
+    # a bare table spec covers the file's decisions; the others keep their defaults
+    lu = lineup("estonian", 6, hero=spec)
+    assert lu[0]["pass"][0] == spec and lu[0]["discard"][0] == "best-made"
+    kw = dict(seed=4, **SMALL)
+    s1 = simulate("estonian", 6, 4096, hero=spec, **kw)
+    s2 = simulate("estonian", 6, 4096, hero=f"pass={spec}", **kw)
+    assert _numbers(s1).equals(_numbers(s2))
+    s3 = simulate("estonian", 6, 4096, field=spec, seats={2: "pass=lowest"}, **kw)
+    assert s3.to_dict()["seats"][1]["strategy"].startswith("pass=" + spec)
+    c = compare("estonian", 6, 4096, a=spec, b="pass=lowest", **kw)
+    assert c.to_dict()["diff"] is not None
+    an = analyze("estonian", 6, "As Ks 7d", "Qs Js 4h", field=spec, n_deals=4096, stop_early=False, **kw)
+    assert len(an.table()) == 3
+
+
+def test_the_table_reproduces_the_policy_it_stores(tmp):
+    """A table filled from a rule over canonical actions plays exactly that rule."""
+    v = get_variant("slovak")
+    a = get_abstraction(v, "exchange1", 6, "coarse")
+    # coarse exchange1 buckets: hand class * P + seat; muck the second (lower) card unless paired
+    t = np.full(a.n_buckets, 2, np.int64)
+    for hc in range(169):
+        r_hi, r_lo = divmod(hc, 13)
+        if r_hi == r_lo:
+            t[hc * 6: hc * 6 + 6] = 0
+    p = tmp / "t.npz"
+    save_table(p, game="slovak", options={}, n_players=6, abstraction="coarse", tables={"exchange1": t})
+
+    def rule(obs, rng):
+        up = obs["up"][:, obs["seat"]]
+        hi = np.where((up[:, 0] >> 2) >= (up[:, 1] >> 2), 0, 1)
+        lo = 1 - hi
+        same = (up[:, 0] >> 2) == (up[:, 1] >> 2)
+        return np.where(same, 0, 1 + lo).astype(np.int64)
+
+    fn = resolve(v, "exchange1", f"table:{p}")[1]
+    for obs in collect(v, 6, n=200)["exchange1"]:
+        assert np.array_equal(fn(obs, None), rule(obs, None))
+
+
+def test_mixed_tables_draw_from_the_seat_stream(tmp):
+    v = get_variant("estonian")
+    a = get_abstraction(v, "pass", 6, "coarse")
+    probs = np.zeros((a.n_buckets, 3))
+    probs[:, 0] = 0.25
+    probs[:, 2] = 0.75
+    p = tmp / "m.npz"
+    save_table(p, game="estonian", options={}, n_players=6, abstraction="coarse", tables={"pass": probs})
+    assert load_table(p).mixed("pass")
+    fn = resolve(v, "pass", f"table:{p}")[1]
+    assert not policy_traits(fn).get("pure", False)
+    obs = collect(v, 6, n=20000)["pass"][0]
+    b, canon = a.observe(obs)
+    got = fn(obs, np.random.default_rng(1))
+    assert np.array_equal(got, fn(obs, np.random.default_rng(1)))  # reproducible
+    k = canon[np.arange(len(got)), got]
+    assert set(np.unique(k)) == {0, 2}
+    # 20,000 draws: the share of canonical 2 is 0.75 within 4 standard errors (0.0122)
+    assert abs((k == 2).mean() - 0.75) < 4 * np.sqrt(0.75 * 0.25 / len(k))
+    # a one-hot mixed table plays as the pure one, and runs are reproducible
+    one_hot = np.zeros((a.n_buckets, 3))
+    one_hot[:, 1] = 1
+    save_table(tmp / "h.npz", game="estonian", options={}, n_players=6, abstraction="coarse",
+               tables={"pass": one_hot})
+    _pure(tmp / "p.npz", k=1)
+    kw = dict(seed=9, **SMALL)
+    r1 = simulate("estonian", 6, 3000, hero=f"table:{tmp / 'h.npz'}", **kw)
+    r2 = simulate("estonian", 6, 3000, hero=f"table:{tmp / 'p.npz'}", **kw)
+    assert _numbers(r1).equals(_numbers(r2))
+    m1 = simulate("estonian", 6, 3000, hero=f"table:{p}", **kw)
+    m2 = simulate("estonian", 6, 3000, hero=f"table:{p}", **dict(kw, workers=2))
+    assert m1.table().equals(m2.table())
+
+
+def test_pure_trait(tmp):
+    p = tmp / "t.npz"
+    _pure(p)
+    fn = resolve("estonian", "pass", f"table:{p}")[1]
+    assert policy_traits(fn)["pure"] is True and fn.pure
+    assert resolve("estonian", "pass", f"table:{p}")[1] is fn  # one object per file: alike answers are shared
+
+
+@pytest.mark.parametrize("what,make,message", [
+    ("game", lambda p: simulate("slovak", 6, 100, hero=f"table:{p}", **SMALL), "made for estonian, not slovak"),
+    ("players", lambda p: simulate("estonian", 4, 100, hero=f"table:{p}", **SMALL), "made for 6 players, not 4"),
+    ("decision", lambda p: simulate("estonian", 6, 100, hero=f"discard=table:{p}", **SMALL),
+     "holds no table for discard; it holds pass"),
+    ("missing", lambda p: simulate("estonian", 6, 100, hero=f"table:{p}.gone", **SMALL), "does not exist"),
+])
+def test_a_table_elsewhere_is_a_clear_error(tmp, what, make, message):
+    p = tmp / "t.npz"
+    _pure(p)
+    with pytest.raises(ValueError, match=message):
+        make(p)
+
+
+def test_options_and_abstraction_mismatches_are_named(tmp):
+    p = tmp / "t.npz"
+    _pure(p, game="tapiola", decision="discard", options={"scoring": "points"})
+    with pytest.raises(ValueError, match=r"other rule options: scoring='points' in the file, 'pot' here"):
+        simulate("tapiola", 6, 100, hero=f"table:{p}", **SMALL)
+    assert simulate("tapiola", 6, 100, hero=f"table:{p}", options={"scoring": "points"}, **SMALL)
+    # a file whose abstraction is not this pvsim's (another version or bucket count)
+    tf = load_table(p)
+    header = dict(tf.header)
+    header["decisions"] = {"discard": {"kind": "pure", "abstraction": dict(
+        tf.header["decisions"]["discard"]["abstraction"], version=99)}}
+    q = tmp / "old.npz"
+    np.savez(q, header=np.array(json.dumps(header)), table_discard=tf.arrays["discard"])
+    with pytest.raises(ValueError, match="abstraction 'coarse' is not this pvsim's.*version 99 in the file, 1 here"):
+        simulate("tapiola", 6, 100, hero=f"table:{q}", options={"scoring": "points"}, **SMALL)
+
+
+def test_bad_tables_are_refused_when_saved(tmp):
+    a = get_abstraction("estonian", "pass", 6, "coarse")
+    kw = dict(game="estonian", options={}, n_players=6, abstraction="coarse")
+    with pytest.raises(ValueError, match=r"a pure table is \(145800,\) integers"):
+        save_table(tmp / "x.npz", tables={"pass": np.zeros(10, np.int64)}, **kw)
+    with pytest.raises(ValueError, match="bucket 3 holds action 3; actions are 0..2"):
+        t = np.zeros(a.n_buckets, np.int64)
+        t[3] = 3
+        save_table(tmp / "x.npz", tables={"pass": t}, **kw)
+    with pytest.raises(ValueError, match="bucket 0's probabilities sum to 0.5"):
+        save_table(tmp / "x.npz", tables={"pass": np.full((a.n_buckets, 3), 0.5 / 3)}, **kw)
+    with pytest.raises(ValueError, match="unknown abstraction 'medium'"):
+        save_table(tmp / "x.npz", tables={"pass": np.zeros(a.n_buckets, np.int64)},
+                   **dict(kw, abstraction="medium"))
+    (tmp / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="is not a pvsim table"):
+        load_table(tmp / "junk.npz")
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        executors.close_dask(cluster.scheduler_address)
+        cluster.close()
+
+
+@pytest.mark.parametrize("where", ["processes", "dask"])
+def test_workers_rebuild_table_policies(tmp, where, request):
+    """Processes and Dask workers give the numbers of one thread, for a pure and a mixed table."""
+    _pure(tmp / "p.npz", game="russian", P=3, decision="place", k=1)
+    a = get_abstraction("russian", "place", 3, "coarse")
+    probs = np.full((a.n_buckets, 3), 1 / 3)
+    save_table(tmp / "m.npz", game="russian", options={}, n_players=3, abstraction="coarse",
+               tables={"place": probs})
+    kw = {"executor": "processes", "workers": 2} if where == "processes" else \
+        {"scheduler": request.getfixturevalue("scheduler")}
+    n = 3 * 512 + 100
+    for hero, field in ((f"table:{tmp / 'p.npz'}", f"table:{tmp / 'm.npz'}"),):
+        one = simulate("russian", 3, n, hero=hero, field=field, seed=2, workers=1, executor="threads", **SMALL)
+        other = simulate("russian", 3, n, hero=hero, field=field, seed=2, **kw, **SMALL)
+        assert one.table().equals(other.table())
+        c1 = compare("russian", 3, n, a=hero, b="place=best-gain", seed=2, workers=1, executor="threads", **SMALL)
+        c2 = compare("russian", 3, n, a=hero, b="place=best-gain", seed=2, **kw, **SMALL)
+        assert c1.to_dict()["diff"] == c2.to_dict()["diff"]
+
+
+def test_cli_plays_a_table(tmp):
+    p = tmp / "t.npz"
+    _pure(p, k=0)
+    out = subprocess.run([sys.executable, "-m", "simcore.cli", "simulate", "estonian", "--players", "6",
+                          "--deals", "2000", "--hero", f"table:{p}", "--format", "json", "--threads", "1"],
+                         capture_output=True, text=True, cwd=tmp)
+    assert out.returncode == 0, out.stderr
+    assert f"table:{p}" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "simcore.cli", "simulate", "estonian", "--players", "5",
+                          "--deals", "2000", "--hero", f"table:{p}"], capture_output=True, text=True, cwd=tmp)
+    assert bad.returncode != 0 and "made for 6 players, not 5" in bad.stderr
