@@ -1,8 +1,9 @@
 """The fast policies (issue 13) choose exactly what the code they replaced chose.
 
-The reference is the frozen pre-issue-13 code in ``experiments/bench_policies.py``
-(the Estonian potential enumerated over every turn and river, the Slovak rules
-on per-row histograms). Each test compares actions on large random samples,
+The reference is the pre-issue-13 code where it differs from the live code,
+frozen in ``tests/frozen_policies.py`` (the Slovak rules on per-row histograms,
+the old Estonian ``thoughtful`` pick), and the Estonian potential enumerated over
+every turn and river (:func:`strategies.estonian.potential`). Each test compares actions on large random samples,
 including samples built to tie, and checks that the samples exercise what
 they are meant to (ties, contested discards), so that none holds by
 construction. The evaluator's unchecked path is fed garbage: it may return
@@ -15,14 +16,11 @@ import numpy as np
 import pytest
 
 import strategies  # noqa: F401  (registers the policies)
-from experiments.bench_policies import (
-    actions_disagreeing, old_spec, reference_estonian, reference_potential, reference_slovak,
-    registered_references,
-)
+from frozen_policies import actions_disagreeing, old_spec, reference_estonian, reference_slovak, registered_references
 from simcore.evaluate import (
     evaluate_choices, evaluate_hands, evaluate_low_a6, evaluate_omaha, group_choices,
 )
-from strategies.estonian import completion_table, strength_table
+from strategies.estonian import completion_table, potential, strength_table
 from strategies.registry import policies
 
 
@@ -85,7 +83,7 @@ def test_estonian_exact_ties_go_the_same_way():
                    "decision": "discard"}
     _compare_estonian(pass_obs, discard_obs)
     # the sample does tie: discarding either pair card scores the same
-    s = reference_potential(discard_obs["hand"], discard_obs["flop"], discard_obs["passed"][:, None], 6)
+    s = potential(discard_obs["hand"], discard_obs["flop"], discard_obs["passed"][:, None], 6)
     assert (np.abs(s[:, 0] - s[:, 1]) < 1e-12).mean() > 0.9
 
 
@@ -94,7 +92,7 @@ def test_estonian_contested_discards_are_common_in_the_samples():
     # are within the bound (45 strengths) take the summed path. Both must occur.
     rng = np.random.default_rng(3)
     _, obs = _estonian_obs(_deals(rng, 4000, 8), 6)
-    s = reference_potential(obs["hand"], obs["flop"], obs["passed"][:, None], 6) * 990
+    s = potential(obs["hand"], obs["flop"], obs["passed"][:, None], 6) * 990
     top2 = np.sort(s, axis=1)[:, 1:]
     close = (top2[:, 1] - top2[:, 0]) < 45
     assert 0.2 < close.mean() < 0.9
