@@ -102,7 +102,20 @@ def _load() -> None:
         for cls in _builtin():
             _CLASSES.setdefault(cls.name, cls)
         _LOADED.append(True)  # before the entry points: their modules may register themselves
+        load_plugins()
+
+
+def load_plugins() -> list[str]:
+    """Register every game of the entry-point group ``pvsim.variants`` not registered yet
+    (pvsim does this once per process, on first listing the games; call it again after
+    installing a plug-in into a running process). Returns the names it registered."""
+    _load()
+    added = []
+    with _LOCK:
         for ep in _entry_points():
+            cur = _CLASSES.get(ep.name)
+            if cur is not None and f"{cur.__module__}:{cur.__qualname__}" == ep.value.replace(" ", ""):
+                continue  # loaded already (a second name taken is register_variant's error below)
             try:
                 cls = ep.load()
             except Exception as e:  # noqa: BLE001 - name the plug-in that failed
@@ -112,7 +125,10 @@ def _load() -> None:
             if cls.name != ep.name:
                 raise ValueError(f"pvsim.variants entry point {ep.name!r} names class {cls.__qualname__} "
                                  f"whose name is {cls.name!r}: the two must agree")
-            register_variant(cls)
+            if _CLASSES.get(cls.name) is not cls:
+                register_variant(cls)
+                added.append(cls.name)
+    return added
 
 
 def variant_classes() -> dict[str, type]:
@@ -159,4 +175,4 @@ def get_variant(variant, **options) -> Variant:
 
 
 __all__ = ["get_variant", "all_variants", "variant_classes", "register_variant", "unregister_variant",
-           "ENTRY_POINT_GROUP"]
+           "load_plugins", "ENTRY_POINT_GROUP"]
