@@ -39,22 +39,27 @@ def popcount(x):
     return k
 
 
-@njit(cache=True, nogil=True)
+def _straight_states() -> np.ndarray:
+    """0 none, 1 gutshot-like (four of one five-rank window), 2 open-ended (four of two windows),
+    3 made, for every 13-bit rank set."""
+    masks = np.arange(1 << 13, dtype=np.int64)
+    fours = np.zeros(1 << 13, np.int64)
+    made = np.zeros(1 << 13, np.bool_)
+    for w in _WINDOWS:
+        c = np.array([bin(int(x)).count("1") for x in (masks & w)])
+        made |= c == 5
+        fours += c == 4
+    out = np.where(fours >= 2, 2, np.where(fours == 1, 1, 0))
+    return np.where(made, 3, out).astype(np.int8)
+
+
+STRAIGHT_STATE = _straight_states()
+
+
+@njit(cache=True, nogil=True, inline="always")
 def straight_state(mask):
-    """0 none, 1 gutshot-like (4 of a window, one way), 2 open-ended (two ways), 3 made."""
-    best = 0
-    windows_with_four = 0
-    for w in range(_WINDOWS.shape[0]):
-        c = popcount(mask & _WINDOWS[w])
-        if c == 5:
-            return 3
-        if c == 4:
-            windows_with_four += 1
-    if windows_with_four >= 2:
-        return 2
-    if windows_with_four == 1:
-        best = 1
-    return best
+    """:data:`STRAIGHT_STATE` of a 13-bit rank set."""
+    return STRAIGHT_STATE[mask]
 
 
 @njit(cache=True, nogil=True)
@@ -139,21 +144,22 @@ def multiset_index(states, k, comb):
 
 
 @njit(cache=True, nogil=True)
-def canonical_suits(cards, m, suit_rank):
+def canonical_suits(cards, m, suit_rank, scratch):
     """Order the suits of ``cards[:m]``: by their 13-bit rank sets, larger first, equal sets by
     the first position holding the suit (so the order is suit-isomorphic). Writes
-    ``suit_rank[s]`` (0 = first) and returns the class key (the four rank sets, in that order)."""
-    masks = np.zeros(4, np.int64)
-    first = np.full(4, 99, np.int64)
+    ``suit_rank[s]`` (0 = first) and returns the class key (the four rank sets, in that order).
+    ``scratch``: (3, 4) int64 work space."""
+    masks, first, order = scratch[0], scratch[1], scratch[2]
+    for s in range(4):
+        masks[s] = 0
+        first[s] = 99
+        order[s] = s
     for j in range(m):
         c = cards[j]
         s = c & 3
         masks[s] |= np.int64(1) << (c >> 2)
         if first[s] == 99:
             first[s] = j
-    order = np.empty(4, np.int64)
-    for s in range(4):
-        order[s] = s
     for j in range(1, 4):
         x = order[j]
         i = j - 1
@@ -178,12 +184,13 @@ def _all_keys(k):
     out = np.empty(total, np.int64)
     cards = np.empty(k, np.int64)
     sr = np.empty(4, np.int64)
+    scratch = np.empty((3, 4), np.int64)
     idx = np.arange(k)
     t = 0
     while True:
         for j in range(k):
             cards[j] = idx[j]
-        out[t] = canonical_suits(cards, k, sr)
+        out[t] = canonical_suits(cards, k, sr, scratch)
         t += 1
         j = k - 1
         while j >= 0 and idx[j] == 52 - k + j:

@@ -86,24 +86,27 @@ def _kernel(hand, flop, fine, out, canon, multi3, flush_ids, rank_group):
         code = 0
         coarse = 0
         for k in range(3):
+            for x in range(4):
+                sc[x] = 0
+            for t in range(3):
+                if t != k:
+                    sc[hand[i, order[t]] & 3] += 1
+                sc[flop[i, t] & 3] += 1
+            m = max(sc[0], sc[1], sc[2], sc[3])
+            code = code * 4 + max(0, m - 2)
+            if fine:
+                continue
             for r in range(13):
                 rc[r] = 0
-            for s in range(4):
-                sc[s] = 0
             mask = 0
             for t in range(3):
                 if t != k:
                     c = hand[i, order[t]]
                     rc[c >> 2] += 1
-                    sc[c & 3] += 1
                     mask |= 1 << (c >> 2)
-            for t in range(3):
                 c = flop[i, t]
                 rc[c >> 2] += 1
-                sc[c & 3] += 1
                 mask |= 1 << (c >> 2)
-            m = max(sc[0], sc[1], sc[2], sc[3])
-            code = code * 4 + max(0, m - 2)
             st = straight_state(mask)
             made = made_class(rc, m, st)
             draw = 0

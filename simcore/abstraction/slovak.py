@@ -70,13 +70,13 @@ def _hand_class(a, b):
 @njit(cache=True, nogil=True)
 def _kernel1(up, in_sight, seat, fine, out, canon):
     n, P = up.shape[0], up.shape[1]
+    c = np.empty(2, np.int64)
+    rank_seen = np.zeros(2, np.int64)
+    suit_seen = np.zeros(2, np.int64)
     for i in range(n):
-        c = np.empty(2, np.int64)
         c[0], c[1] = up[i, seat, 0], up[i, seat, 1]
         sight = np.uint64(in_sight[i])
         # counts in sight other than the seat's own two cards
-        rank_seen = np.zeros(2, np.int64)
-        suit_seen = np.zeros(2, np.int64)
         for j in range(2):
             r, s = c[j] >> 2, c[j] & 3
             k = 0
@@ -117,9 +117,11 @@ def _kernel1(up, in_sight, seat, fine, out, canon):
 def _kernel2(up, board, seat, fine, out, canon, multi2, multi3, rank_group):
     n, P = up.shape[0], up.shape[1]
     rc = np.zeros(13, np.int64)
+    fs = np.zeros(2, np.int64)
     for i in range(n):
         c0, c1 = up[i, seat, 0], up[i, seat, 1]
-        fs = np.zeros(2, np.int64)
+        fs[0] = 0
+        fs[1] = 0
         for t in range(3):
             fs[0] += (board[i, t] & 3) == (c0 & 3)
             fs[1] += (board[i, t] & 3) == (c1 & 3)

@@ -56,11 +56,12 @@ def _draw_kernel(hand, seat, n_players, fine, keys5, comb, out, canon):
     pos = np.empty(5, np.int64)
     st = np.empty(5, np.int64)
     sc = np.zeros(4, np.int64)
+    scratch = np.empty((3, 4), np.int64)
     half = 1 if 2 * seat >= n_players else 0
     for i in range(n):
         for j in range(5):
             cards[j] = hand[i, j]
-        ckey = canonical_suits(cards, 5, sr)
+        ckey = canonical_suits(cards, 5, sr, scratch)
         for j in range(5):
             key[j] = (cards[j] >> 2) * 4 + (3 - sr[cards[j] & 3])
         # ranks high to low; on equal ranks the earlier suit of the canonical order
@@ -113,6 +114,7 @@ def _open_kernel(hand, mask, open_card, fine, keys4, out):
     cards = np.empty(4, np.int64)
     sr = np.empty(4, np.int64)
     rc = np.zeros(13, np.int64)
+    scratch = np.empty((3, 4), np.int64)
     for i in range(n):
         oc = open_card[i]
         if oc < 0:
@@ -124,7 +126,7 @@ def _open_kernel(hand, mask, open_card, fine, keys4, out):
                 cards[k] = hand[i, j]
                 k += 1
         if fine:
-            ckey = canonical_suits(cards, 4, sr)
+            ckey = canonical_suits(cards, 4, sr, scratch)
             present = 0
             for s in range(4):
                 for j in range(4):
