@@ -123,6 +123,36 @@ def test_reduce_gets_the_dealt_cards_and_recorded_actions():
     assert np.array_equal(seen[1], want)
 
 
+def russian_won(cards, outcomes):
+    """Module level: hands won per seat and hand from each outcome's final state, and the payoffs."""
+    from simcore.variants.russian import showdown
+
+    return [(showdown(**o.state)["won"].sum(axis=0), o.payoffs.sum(axis=0)) for o in outcomes]
+
+
+def test_outcomes_carry_the_final_state_when_asked_also_on_worker_processes():
+    from simcore.variants.russian import showdown
+
+    v = get_variant("russian")
+    lus = [lineup(v, 3, f"place={p}", "place=by-rank") for p in ("by-rank", "best-gain")]
+    states = []
+
+    def keep(cards, outcomes):
+        states.append([o.state for o in outcomes])
+        for o in outcomes:  # the state is the game's: its showdown is the outcome's
+            assert o.state is None or np.array_equal(showdown(**o.state)["payoffs"], o.payoffs)
+        return 0
+
+    map_alternatives(v, 3, lus, 600, keep, block_size=300, keep_state=True, threads=1)
+    map_alternatives(v, 3, lus, 600, keep, block_size=300, threads=1)
+    assert all(s is not None for s in states[0] + states[1]) and all(s is None for s in states[2] + states[3])
+    want, _ = map_alternatives(v, 3, lus, 2400, russian_won, block_size=300, keep_state=True, threads=1)
+    got, info = map_alternatives(v, 3, lus, 2400, russian_won, block_size=300, keep_state=True, workers=2,
+                                 executor="processes")
+    assert info.executor == "processes"
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(want, got))
+
+
 def test_known_slots_are_dealt_in_every_block():
     v = get_variant("estonian")
     known = np.full(v.n_slots(P), -1, np.int8)
@@ -156,6 +186,7 @@ def test_a_closure_stays_on_threads_and_cannot_be_sent_to_processes():
     ({"seed": -1}, "seed must be a non-negative integer, got -1"),
     ({"block_size": 1.5}, "block size must be a positive integer"),
     ({"record": "yes"}, "record must be True or False"),
+    ({"keep_state": 1}, "keep_state must be True or False"),
 ])
 def test_bad_input_is_named(kwargs, match):
     v = get_variant("estonian")

@@ -118,7 +118,7 @@ def _check_forced(forced, n_alternatives: int) -> list:
 
 def map_alternatives(variant, n_players: int, lineups, n_deals: int, reduce, merge=merge_parts, *,
                      seed: int = 0, forced=None, known=None, block_size: int = DEFAULT_BLOCK,
-                     record: bool = False, threads=None, workers=None, executor=None, scheduler=None,
+                     record: bool = False, keep_state: bool = False, threads=None, workers=None, executor=None, scheduler=None,
                      done=None, progress=False, label: str = ""):
     """Play every alternative on the same deals; ``reduce(cards, outcomes)`` per block, merged in block order.
 
@@ -138,6 +138,8 @@ def map_alternatives(variant, n_players: int, lineups, n_deals: int, reduce, mer
         for every deal (default: none).
     known : (n_slots,) int8 fixed slots, -1 random (default: every slot random).
     record : outcomes carry every decision's actions (``outcome.actions``).
+    keep_state : outcomes carry the game's final state (``outcome.state``, what the
+        variant keeps: Russian's placed hands, Sviten's Service).
     threads, workers, executor, scheduler, done, progress, label :
         as :func:`~.schedule.map_blocks` takes them.
 
@@ -152,13 +154,14 @@ def map_alternatives(variant, n_players: int, lineups, n_deals: int, reduce, mer
         raise ValueError(f"reduce must be a function reduce(cards, outcomes), got {reduce!r}")
     check_deals(n_deals)
     check_flag(record, "record")
+    check_flag(keep_state, "keep_state")
     variant.check_players(n_players)
     if known is None:
         known = np.full(variant.n_slots(n_players), -1, np.int8)
     else:
         known = check_situation(variant, n_players, known)
     job = Job(variant, n_players, lineups, known, check_seed(seed), check_block_size(block_size),
-              _check_forced(forced, len(lineups)), record)
+              _check_forced(forced, len(lineups)), record, keep_state)
     return map_blocks(AlternativesTask(job, reduce), n_deals, job.block_size, merge, threads=threads,
                       workers=workers, executor=executor, scheduler=scheduler, done=done, progress=progress,
                       label=label, seed=job.seed)

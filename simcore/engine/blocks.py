@@ -78,6 +78,7 @@ class Job:
     block_size: int
     forced: list  # one {(seat, decision[, round]): action} per alternative
     record: bool = False  # outcomes carry every decision's actions
+    keep_state: bool = False  # outcomes carry the game's final state (Outcome.state)
 
     def deal(self, b: int, n: int):
         """Block ``b``'s cards, chance draws and seed streams: ``(cards, chance, seeds)``."""
@@ -93,7 +94,8 @@ class Job:
         # under every alternative (common random numbers).
         return play_tables(self.variant, cards, [
             Table(self.variant, self.n_players, lineup, seat_streams(seeds, self.n_players),
-                  {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}, chance, self.record)
+                  {k: np.full(n, a, dtype=np.int64) for k, a in forced.items()}, chance, self.record,
+                  keep_state=self.keep_state)
             for lineup, forced in zip(self.lineups, self.forced)])
 
     def run_block(self, b: int, n: int) -> list[Outcome]:

@@ -154,7 +154,7 @@ def describe(job) -> dict:
         "version": _version(), "variant": (cls_ref, v.name, dict(v.opts)), "n_players": job.n_players,
         "codec": codec,
         "lineups": lineups, "known": job.known, "seed": job.seed, "block_size": job.block_size,
-        "forced": job.forced, "record": job.record,
+        "forced": job.forced, "record": job.record, "keep_state": job.keep_state,
     }
 
 
@@ -194,7 +194,7 @@ def rebuild(desc: dict):
     lineups = [[{d: strategy(d, item) for d, item in seat.items()} for seat in lineup]
                for lineup in desc["lineups"]]
     return Job(v, desc["n_players"], lineups, desc["known"], desc["seed"], desc["block_size"],
-               desc["forced"], desc["record"])
+               desc["forced"], desc["record"], desc["keep_state"])
 
 
 _MALLOC_TUNED = []
