@@ -210,10 +210,19 @@ def build_parser() -> argparse.ArgumentParser:
 # -- formatting ----------------------------------------------------------------
 
 
+def _num(x: float, digits: int = 4) -> str:
+    """A number as a table shows it: "n/a" for NaN (nothing measured), and never "-0.0000"
+    (a negative number that rounds to zero prints as zero)."""
+    if math.isnan(x):
+        return "n/a"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
 def _fmt_table(df) -> str:
     def fmt(col, x):
         if isinstance(x, float):
-            return f"{x:.4f}" if col not in ("stderr", "diff_stderr") else f"{x:.5f}"
+            return _num(x, 5 if col in ("stderr", "diff_stderr") else 4)
         return str(x)
 
     cols = list(df.columns)
@@ -228,7 +237,7 @@ def _fmt_markdown(df) -> str:
     cols = list(df.columns)
     out = ["| " + " | ".join(cols) + " |", "|" + "|".join(" --- " for _ in cols) + "|"]
     for r in df.itertuples(index=False):
-        out.append("| " + " | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in r) + " |")
+        out.append("| " + " | ".join(_num(v) if isinstance(v, float) else str(v) for v in r) + " |")
     return "\n".join(out)
 
 
@@ -238,14 +247,36 @@ def _run_notes(r) -> list[str]:
 
     notes = []
     if r.info.interrupted:
-        notes.append(f"interrupted: {r.info.n_deals:,} deals finished; the intervals cover those")
+        by = getattr(r.info, "interrupted_by", None)  # a strategy that raised KeyboardInterrupt
+        notes.append(f"interrupted: {r.info.n_deals:,} deals finished; the intervals cover those"
+                     + (f" ({by})" if by else ""))
     if r.small_sample:
         notes.append(f"only {r.stats.n:,} deals: fewer than {MIN_INTERVAL_DEALS} deals give no "
-                     f"usable 95% interval (nan: none at all)")
+                     f"usable 95% interval (n/a: none at all)")
     if getattr(r, "precision_reached", None) is False:
         notes.append(f"--precision {r.precision:g} NOT reached: stopped at {r.stats.n:,} deals "
                      f"(the --deals cap{', or interrupted' if r.info.interrupted else ''})")
     return notes
+
+
+def _unit_facts(r) -> dict:
+    """What a number means, for the formats without the table's header: the unit, the
+    variant's rule options (Tapiola's scoring) and the match target of match chances."""
+    facts = {"unit": r.unit, **(r.options or {})}
+    if getattr(r, "match", None) is not None:
+        facts["match_target"] = r.match.target
+    return facts
+
+
+def _unit_line(r) -> str:
+    facts = _unit_facts(r)
+    line = f"share = mean {facts.pop('unit')} per deal"
+    target = facts.pop("match_target", None)
+    if facts:
+        line += "; rules: " + ", ".join(f"{k}={v}" for k, v in facts.items())
+    if target is not None:
+        line += f"; match to {target:g}"
+    return line
 
 
 def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
@@ -257,7 +288,8 @@ def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
         return json.dumps(json_ready(payload), indent=2, allow_nan=False)
     if fmt == "csv":
         if result is not None:  # every row carries the run's facts, so no file loses them
-            df = df.assign(deals=result.stats.n, interrupted=result.info.interrupted,
+            units = {(k if k not in df.columns else f"option_{k}"): v for k, v in _unit_facts(result).items()}
+            df = df.assign(**units, deals=result.stats.n, interrupted=result.info.interrupted,
                            small_sample=result.small_sample)
             if getattr(result, "precision_reached", None) is not None:
                 df = df.assign(precision_reached=result.precision_reached)
@@ -266,7 +298,7 @@ def _render(fmt: str, df, payload: dict, header: str, result=None) -> str:
         text = _fmt_markdown(df)
         if result is not None:
             facts = f"{result.stats.n:,} deals" + (", interrupted" if result.info.interrupted else "")
-            text += "\n\n" + "\n".join(f"*{line}*" for line in [facts] + notes)
+            text += "\n\n" + "\n".join(f"*{line}*" for line in [facts, _unit_line(result)] + notes)
         return text
     return header + "\n" + _fmt_table(df) + "".join("\nnote: " + line for line in notes)
 
@@ -403,7 +435,7 @@ def _group_table(df, names):
 
     cols = {"seat": df.seat}
     for n in names:
-        cols[n] = [f"{100 * m:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+        cols[n] = [f"{_num(100 * m, 1)}% [{_num(100 * lo, 1)}, {_num(100 * hi, 1)}]"
                    for m, lo, hi in zip(df[n], df[f"{n}_ci_low"], df[f"{n}_ci_high"])]
     return pd.DataFrame(cols)
 

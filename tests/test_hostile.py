@@ -111,7 +111,7 @@ def test_one_deal_has_no_interval_rather_than_a_zero_width_one(capsys):
     t = r.table()
     assert t.stderr.isna().all() and t.ci_low.isna().all() and r.small_sample
     code, out, _ = run(capsys, "simulate", "holdem", "--deals", "1", "--no-progress")
-    assert code == 0 and "nan" in out and f"fewer than {MIN_INTERVAL_DEALS} deals" in out
+    assert code == 0 and "n/a" in out and f"fewer than {MIN_INTERVAL_DEALS} deals" in out
     code, out, _ = run(capsys, "simulate", "holdem", "--deals", "1", "--format", "json", "--no-progress")
     d = strict_json(out)
     assert d["small_sample"] is True and d["seats"][0]["stderr"] is None and d["seats"][0]["ci_low"] is None

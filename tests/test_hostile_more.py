@@ -9,9 +9,11 @@ the machine's memory, ``--seat -1``). Every test failed before its fix.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from simcore import analyze, simulate
@@ -147,3 +149,152 @@ def test_sviten_open_with_the_open_card_still_analyses_it(capsys):
     r = analyze("sviten", 2, "Qs Qd 9c 5h 2s", "Qh 8d 7s", extra={"open": "9h"}, n_deals=4000,
                 stop_early=False, progress=False)
     assert r.decision == "open" and sorted(r.labels) == ["keep 9h", "refuse 9h"]
+
+
+# -- what a number means, in every format ----------------------------------------------------
+
+
+TAPIOLA_POINTS = ["simulate", "tapiola", "--players", "3", "--scoring", "points", "--deals", "2000", "--no-progress"]
+
+
+def test_csv_states_the_unit_the_rules_and_the_match_target(capsys):
+    code, out, _ = run(capsys, *TAPIOLA_POINTS, "--match", "--format", "csv")
+    df = pd.read_csv(io.StringIO(out))
+    assert code == 0 and len(df) == 3
+    assert (df.unit == "points").all() and (df.scoring == "points").all() and (df.match_target == 10).all()
+    assert out.splitlines()[0].endswith("deals,interrupted,small_sample")  # the run's facts stay last
+    code, out, _ = run(capsys, "simulate", "holdem", "--deals", "500", "--format", "csv", "--no-progress")
+    assert "unit" in out.splitlines()[0].split(",") and ",pot share," in out.splitlines()[1]
+    code, out, _ = run(capsys, "compare", "tapiola", "--players", "3", "--scoring", "points", "--a",
+                       "discard=lowest", "--b", "discard=made", "--deals", "500", "--format", "csv",
+                       "--no-progress")
+    assert ",points,points," in out.splitlines()[1]
+
+
+def test_markdown_states_the_unit_the_rules_and_the_match_target(capsys):
+    code, out, _ = run(capsys, *TAPIOLA_POINTS, "--match", "--format", "markdown")
+    assert code == 0 and "*share = mean points per deal; rules: scoring=points" in out
+    assert "match to 10*" in out
+    code, out, _ = run(capsys, "simulate", "holdem", "--deals", "500", "--format", "markdown", "--no-progress")
+    assert "*share = mean pot share per deal*" in out
+    code, out, _ = run(capsys, "analyze", "tapiola", "--players", "3", "--scoring", "points", "--hand",
+                       "As Ks Qs Js", "--deals", "2000", "--format", "markdown", "--no-progress")
+    assert code == 0 and "*share = mean points per deal; rules: scoring=points" in out
+
+
+def test_the_json_of_a_normal_run_keeps_its_keys():
+    d = simulate("tapiola", 3, 500, options={"scoring": "points"}, progress=False).to_dict()
+    assert "interrupted_by" not in d and "match_target" not in d and d["unit"] == "points"
+    assert d["seats"][0]["win_rate"] is not None and d["seats"][0]["categories"]["pair"] is not None
+
+
+# -- a run with no deals measures nothing -----------------------------------------------------
+
+
+def _ctrl_c_at_once(obs, rng):
+    raise KeyboardInterrupt
+
+
+ZERO = ["--players", "3", "--hero", "pass=test-ctrl-c-now", "--deals", "5000", "--threads", "1", "--no-progress"]
+
+
+def test_a_run_of_zero_deals_reports_null_rates_and_categories(registered, capsys):
+    registered("estonian", "pass", "test-ctrl-c-now", _ctrl_c_at_once)
+    r = simulate("estonian", 3, 5000, hero="pass=test-ctrl-c-now", threads=1, progress=False)
+    assert r.info.interrupted and r.n_deals == 0
+    t = r.table()
+    assert t.win_rate.isna().all() and t.tie_rate.isna().all()
+    assert r.categories().drop(columns="seat").isna().all().all()
+    d = r.to_dict()
+    json.dumps(d, allow_nan=False)
+    for seat in d["seats"]:
+        assert seat["win_rate"] is None and seat["tie_rate"] is None
+        assert set(seat["categories"].values()) == {None}
+    assert set(d["winning_categories"].values()) == {None}
+    code, out, _ = run(capsys, "simulate", "estonian", *ZERO, "--format", "json")
+    assert code == 130 and json.loads(out)["seats"][0]["win_rate"] is None
+    code, out, _ = run(capsys, "simulate", "estonian", *ZERO, "--categories")
+    rows = out.split("final hand categories")[0].splitlines()[2:5]
+    assert all(row.split()[-2:] == ["n/a", "n/a"] for row in rows), rows
+    assert "0.0000" not in out and "n/a" in out.split("final hand categories")[1]
+    code, out, _ = run(capsys, "simulate", "estonian", *ZERO, "--format", "csv")
+    assert out.splitlines()[1].startswith('0,"pass=test-ctrl-c-now,discard=best-made",0,,,,,,,')
+
+
+def test_an_analysis_of_zero_deals_has_no_rates_and_no_best(registered):
+    registered("estonian", "discard", "test-ctrl-c-now", _ctrl_c_at_once)
+    r = analyze("estonian", 3, "As Ks 7d", "Qs Js 4h", hero="discard=test-ctrl-c-now", threads=1,
+                progress=False)
+    assert r.info.interrupted and r.stats.n == 0
+    d = r.to_dict()
+    json.dumps(d, allow_nan=False)
+    assert d["best"] is None
+    assert all(o["win_rate"] is None and o["tie_rate"] is None for o in d["options"])
+
+
+def test_a_normal_analysis_still_names_its_best_and_rates():
+    d = analyze("estonian", 3, "As Ks 7d", "Qs Js 4h", n_deals=2000, progress=False).to_dict()
+    assert d["best"] == d["options"][0]["action"] and 0 < d["options"][0]["win_rate"] < 1
+
+
+# -- never -0 ----------------------------------------------------------------------------------
+
+
+def test_no_format_prints_negative_zero():
+    from simcore.cli import _fmt_markdown, _fmt_table, _group_table
+
+    df = pd.DataFrame({"seat": [0, 1, 2], "share": [0.0, 4e-5, 0.25], "stderr": [0.0, 2e-6, 0.01],
+                       "ci_low": [-0.0, -4e-5, -0.00006]})
+    table = _fmt_table(df)
+    assert "-0.0000" not in table and "-0.00000" not in table and "-0.0001" in table
+    assert table.splitlines()[1].split()[-1] == "0.0000" and table.splitlines()[2].split()[-1] == "0.0000"
+    md = _fmt_markdown(df)
+    assert "-0.0000" not in md and "| 0.0000 |" in md
+    groups = _group_table(pd.DataFrame({"seat": [0], "x": [0.0002], "x_ci_low": [-0.0003], "x_ci_high": [0.0007]}),
+                          ["x"])
+    assert groups.x[0] == "0.0% [0.0, 0.1]"
+
+
+def test_a_result_whose_interval_dips_below_zero_prints_no_negative_zero():
+    # A seat that scored in 1 deal of 40,000: its interval's low end is about -0.00002,
+    # which rounds to zero; the table, markdown and the part groups print 0.0000.
+    from simcore.cli import _render
+    from simcore.engine.results import SimulationResult
+    from simcore.engine.schedule import RunInfo
+    from simcore.engine.stats import SeatStats
+
+    stats = SeatStats(2, part_names=("p",))
+    stats.n = 40_000
+    stats.share_sum[:] = stats.share_sq[:] = [1.0, 39_999.0]
+    stats.part_sum[0] = stats.part_sq[0] = [1.0, 39_999.0]
+    r = SimulationResult("holdem", 2, 0, ["a", "b"], stats, RunInfo(40_000, 1.0, False, 1, 0, 16384))
+    t = r.table()
+    assert -5e-5 < t.ci_low[0] < 0  # the case: a negative low end that rounds to zero
+    for fmt in ("table", "markdown"):
+        text = _render(fmt, t, r.to_dict(), "header", r)
+        assert "-0.0000" not in text and "0.0000" in text and "-0.00000" not in text
+
+
+# -- a KeyboardInterrupt from a strategy -------------------------------------------------------
+
+
+def test_a_strategy_raising_keyboardinterrupt_is_named(registered, capsys):
+    registered("estonian", "pass", "test-ctrl-c-now", _ctrl_c_at_once)
+    r = simulate("estonian", 3, 5000, hero="pass=test-ctrl-c-now", threads=1, progress=False)
+    assert r.info.interrupted and r.n_deals == 0
+    assert r.info.interrupted_by == "strategy 'test-ctrl-c-now' for pass (seat 0, round 0) raised KeyboardInterrupt"
+    assert r.to_dict()["interrupted_by"] == r.info.interrupted_by
+    for fmt in ("table", "markdown"):
+        code, out, _ = run(capsys, "simulate", "estonian", *ZERO, "--format", fmt)
+        assert code == 130 and "interrupted: 0 deals finished" in out and "'test-ctrl-c-now' for pass" in out
+
+
+def test_a_ctrl_c_that_is_no_strategy_of_the_user_names_nothing(registered):
+    # A KeyboardInterrupt inside pvsim's own code (a built-in policy) is a plain Ctrl-C, as before.
+    def ours(obs, rng):
+        raise KeyboardInterrupt
+
+    ours.__module__ = "strategies.pretend_builtin"
+    registered("estonian", "pass", "test-builtin-ctrl-c", ours)
+    r = simulate("estonian", 3, 5000, hero="pass=test-builtin-ctrl-c", threads=1, progress=False)
+    assert r.info.interrupted and r.info.interrupted_by is None and "interrupted_by" not in r.to_dict()

@@ -15,7 +15,7 @@ import numpy as np
 
 from .match import MatchChances
 from .schedule import RunInfo
-from .stats import MIN_INTERVAL_DEALS, PairedStats, SeatStats, Z95, interval
+from .stats import MIN_INTERVAL_DEALS, PairedStats, SeatStats, Z95, interval, rates
 
 
 def json_ready(x):
@@ -56,6 +56,8 @@ class RunResult:
             "interrupted": self.info.interrupted,
             "small_sample": self.small_sample,
         }
+        if getattr(self.info, "interrupted_by", None):  # a strategy raised KeyboardInterrupt: which
+            out["interrupted_by"] = self.info.interrupted_by
         if precision:
             out["precision"] = self.precision
             out["precision_reached"] = self.precision_reached
@@ -101,8 +103,8 @@ class SimulationResult(RunResult):
             "stderr": se,
             "ci_low": lo,
             "ci_high": hi,
-            "win_rate": s.wins / max(s.n, 1),
-            "tie_rate": s.ties / max(s.n, 1),
+            "win_rate": rates(s.wins, s.n),
+            "tie_rate": rates(s.ties, s.n),
         }
         for name in s.part_names:
             m, e = s.part(name)
@@ -118,12 +120,12 @@ class SimulationResult(RunResult):
         import pandas as pd
         from ..evaluate import CATEGORY_NAMES
 
-        n = max(self.stats.n, 1)
+        n = self.stats.n
         frames = []
         for h, hand in enumerate(self.hands):
-            df = pd.DataFrame(self.stats.categories[:, h] / n, columns=CATEGORY_NAMES)
+            df = pd.DataFrame(rates(self.stats.categories[:, h], n), columns=CATEGORY_NAMES)
             df.insert(0, "seat", [str(i) for i in range(self.n_players)])
-            win = pd.DataFrame([self.stats.winning[h] / n], columns=CATEGORY_NAMES)
+            win = pd.DataFrame([rates(self.stats.winning[h], n)], columns=CATEGORY_NAMES)
             win.insert(0, "seat", ["winner"])
             part = pd.concat([df, win], ignore_index=True)
             if len(self.hands) > 1:
@@ -136,17 +138,21 @@ class SimulationResult(RunResult):
 
         rows = self.table().to_dict(orient="records")
         seats = [{k: v for k, v in r.items() if k != "n"} for r in rows]  # plain values: json_ready below
-        n = max(self.stats.n, 1)
+        n = self.stats.n
         multi = len(self.hands) > 1
+
+        def rate(c):  # no deal, no rate: null, not 0.0
+            return int(c) / n if n else None
+
         for p, seat in enumerate(seats):
-            cats = [{name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.categories[p, h])}
+            cats = [{name: rate(c) for name, c in zip(CATEGORY_NAMES, self.stats.categories[p, h])}
                     for h in range(len(self.hands))]
             seat["categories"] = dict(zip(self.hands, cats)) if multi else cats[0]
             for group, names in (self.part_groups or {}).items():
                 seat[group] = {name: {"share": seat[name], "stderr": seat[f"{name}_stderr"],
                                       "ci_low": seat[f"{name}_ci_low"], "ci_high": seat[f"{name}_ci_high"]}
                                for name in names}
-        winning = [{name: int(c) / n for name, c in zip(CATEGORY_NAMES, self.stats.winning[h])}
+        winning = [{name: rate(c) for name, c in zip(CATEGORY_NAMES, self.stats.winning[h])}
                    for h in range(len(self.hands))]
         after = {"threads": self.info.threads}
         if self.match is not None:
@@ -253,8 +259,8 @@ class AnalysisResult(RunResult):
                 "diff_vs_best": d,
                 "diff_ci_low": d - Z95 * dse,
                 "diff_ci_high": d + Z95 * dse,
-                "win_rate": self.stats.wins[a] / max(self.stats.n, 1),
-                "tie_rate": self.stats.ties[a] / max(self.stats.n, 1),
+                "win_rate": rates(self.stats.wins[a], self.stats.n)[()],
+                "tie_rate": rates(self.stats.ties[a], self.stats.n)[()],
             })
         return pd.DataFrame(rows).sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -268,7 +274,7 @@ class AnalysisResult(RunResult):
             "deals": int(self.stats.n),
             "seed": self.seed,
             "separated": bool(self.separated),
-            "best": options[0]["action"],
+            "best": options[0]["action"] if self.stats.n else None,  # no deal, no best
             "actions_tried": len(self.labels),
             "options": options,
         }, precision=False)

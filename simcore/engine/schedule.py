@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from . import executors
 from .checks import check_block_size, check_workers
+from .variant import StrategyInterrupt
 
 # The default executor moves a run from threads to worker processes once it has
 # run this long (s) with at least UPGRADE_LEFT (s) to go: starting processes
@@ -32,6 +33,9 @@ class RunInfo:
     block_size: int
     executor: str = "threads"
     resumed_deals: int = 0  # deals taken from a checkpoint (not played in this session)
+    # What raised KeyboardInterrupt when it was not a Ctrl-C: "strategy 'x' for pass (seat 0,
+    # round 0) raised KeyboardInterrupt" (a :class:`~simcore.engine.variant.StrategyInterrupt`).
+    interrupted_by: str | None = None
 
 
 def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None, done=None,
@@ -88,6 +92,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     warmup = None
     thread_pool = None
     interrupted = False
+    interrupted_by = None
     error = None
     start = time.perf_counter()
     bar = _progress_bar(progress, n_deals, label)
@@ -159,8 +164,10 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
                     # Every block before the failed one is merged: the partial
                     # result is the same whichever worker ran what.
                     raise failed[1]  # the block's error (or Ctrl-C)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             interrupted = cancel = True
+            if isinstance(e, StrategyInterrupt):  # not a Ctrl-C: a user's strategy raised it
+                interrupted_by = str(e)
             for fut in pending:
                 fut.cancel()
         except Exception as e:  # a strategy's illegal action, say: keep what is done
@@ -187,6 +194,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
         block_size=bs,
         executor=name,
         resumed_deals=resumed,
+        interrupted_by=interrupted_by,
     )
     info.n_deals = min(info.n_deals, n_deals)
     if checkpoint is not None and acc is not None:

@@ -255,6 +255,15 @@ class PairedStats:
         return float(np.max(Z95 * se)) if self.n > 1 else np.inf
 
 
+def rates(counts, n: int):
+    """``counts / n`` as floats: a rate per deal, or NaN (no rate at all, null in JSON)
+    when no deal was played; never a 0.0 that no deal measured."""
+    counts = np.asarray(counts)
+    if n == 0:
+        return np.full(counts.shape, np.nan)
+    return counts / n
+
+
 def interval(mean, se):
     """The 95% interval (low, high) of a mean with standard error se."""
     return mean - Z95 * se, mean + Z95 * se
