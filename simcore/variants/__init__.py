@@ -102,15 +102,21 @@ def _load() -> None:
         for cls in _builtin():
             _CLASSES.setdefault(cls.name, cls)
         _LOADED.append(True)  # before the entry points: their modules may register themselves
-        load_plugins()
+        _load_entry_points()
 
 
 def load_plugins() -> list[str]:
     """Register every game of the entry-point group ``pvsim.variants`` not registered yet
     (pvsim does this once per process, on first listing the games; call it again after
     installing a plug-in into a running process). Returns the names it registered."""
-    _load()
-    added = []
+    with _LOCK:
+        before = set(_CLASSES) if _LOADED else {c.name for c in _builtin()}
+        _load()
+        _load_entry_points()
+        return [name for name in _CLASSES if name not in before]
+
+
+def _load_entry_points() -> None:
     with _LOCK:
         for ep in _entry_points():
             cur = _CLASSES.get(ep.name)
@@ -127,8 +133,6 @@ def load_plugins() -> list[str]:
                                  f"whose name is {cls.name!r}: the two must agree")
             if _CLASSES.get(cls.name) is not cls:
                 register_variant(cls)
-                added.append(cls.name)
-    return added
 
 
 def variant_classes() -> dict[str, type]:
