@@ -726,6 +726,29 @@ def test_property_every_card_in_one_place_at_every_step(P, seed, masks, opens):
 
 
 def test_open_rollout_plays_where_no_open_card_was_recycled():
-    out = simulate("sviten", 4, 48, seed=2, hero="draw=one-lowest,open=rollout:4", progress=False,
-                   block_size=48)
-    assert out.table().n[0] == 48
+    # At 4 players the stub never runs out (no chance draws: nothing is recycled), so the
+    # hero's open rollout can rebuild every situation: it is asked on every deal (the hero
+    # throws one card each time), the deal plays its answers, and it keeps some open
+    # cards and refuses others (seed 2, 48 deals).
+    import strategies
+    from simcore.engine import deal_block, play_block
+    from simcore.variants import get_variant
+
+    v, P, n = get_variant("sviten"), 4, 48
+    assert n_chance(P) == 0
+    cards, chance = deal_block(v, np.full(v.n_slots(P), -1, np.int8), n, P, np.random.default_rng(2))
+    rollout, asked = strategies.resolve(v, "open", "rollout:4")[1], []
+
+    def spy(obs, rng):
+        a = rollout(obs, rng)
+        asked.append((np.array(obs["mask"], copy=True), np.array(a, copy=True)))
+        return a
+
+    lu = strategies.lineup(v, P)
+    lu[0] = {"draw": strategies.resolve(v, "draw", "one-lowest"), "open": ("rollout:4", spy)}
+    out = play_block(v, cards, P, lu, [np.random.default_rng(10 + p) for p in range(P)], None, chance, record=True)
+    assert len(asked) == 1
+    mask, answers = asked[0]
+    assert answers.shape == (n,) and np.isin(mask, [1, 2, 4, 8, 16]).all()  # one card thrown, every deal
+    assert np.array_equal(out.actions[(0, "open", 0)], answers)
+    assert set(answers.tolist()) == {KEEP, REFUSE}

@@ -621,8 +621,40 @@ def test_match_chances_for_every_scoring(scoring):
 
 
 def test_rollout_decides_both_decisions():
-    r = simulate("tapiola", 3, 60, hero="discard=rollout:4,last=rollout:4", progress=False, seed=2)
-    assert r.table().n[0] == 60
+    # The hero's rollout is asked at every discard round and at the last discard, for every
+    # deal, and the deal plays its answers. It is no copy of its base: at round 1 (where
+    # the hero sees the same cards under any policy) it throws other cards than the
+    # default policy somewhere (seed 2; a K=4 rollout differs from it on many of 60 deals).
+    import strategies
+    from simcore.engine import deal_block
+
+    P, n = 3, 60
+    cards, chance = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(2))
+    asked = []
+
+    def spy(decision):
+        fn = strategies.resolve(V, decision, "rollout:4")[1]
+
+        def strategy(obs, rng):
+            a = fn(obs, rng)
+            asked.append((decision, int(obs["round"]), np.array(a, copy=True)))
+            return a
+
+        return strategy
+
+    def run(hero):
+        lu = make_lineup(V, P)
+        if hero:
+            lu[0] = {d: ("rollout:4", spy(d)) for d in ("discard", "last")}
+        rngs = [np.random.default_rng(10 + p) for p in range(P)]
+        return play_block(V, cards, P, lu, rngs, None, chance, record=True)
+
+    out, base = run(True), run(False)
+    assert [(d, r) for d, r, _ in asked] == [("discard", 0), ("discard", 1), ("discard", 2), ("last", 0)]
+    for d, r, a in asked:
+        assert a.shape == (n,) and np.array_equal(out.actions[(0, d, r)], a), (d, r)
+    assert (out.actions[(0, "discard", 0)] != base.actions[(0, "discard", 0)]).any()
+    assert (out.actions[(0, "last", 0)] != 0).any() and (out.actions[(0, "last", 0)] == 0).any()
 
 
 def test_rollout_takes_the_four_kings_in_the_issue_example():
