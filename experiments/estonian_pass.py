@@ -191,31 +191,26 @@ def classify(hand, flop):
     return 6, [k != low for k in range(3)]
 
 
-def _situation_block(job):
-    """One block: the same deals with seat 0 passing by rollout, then lowest."""
-    from simcore.engine import Job
-    from simcore.variants import get_variant
-    from strategies import lineup
-
-    b, n, n_players, k, seed = job
-    v = get_variant(VARIANT)
-    lineups = [lineup(v, n_players, spec, BASELINE) for spec in (f"pass=rollout:{k}", "pass=lowest")]
-    run = Job(v, n_players, lineups, np.full(v.n_slots(n_players), -1, np.int8), seed, n, [{}, {}],
-              record=True)
-    cards, chance, seeds = run.deal(b, n)
-    rollout, lowest = run.play(cards, chance, seeds)
-    return cards[:, :3], cards[:, 3 * n_players: 3 * n_players + 3], rollout.actions[(0, "pass", 0)], \
-        rollout.payoffs[:, 0] - lowest.payoffs[:, 0]
-
-
 def situation_rows(n_players, n_deals, k, threads, seed, block=2000):
     """Per situation: how often it occurs, what rollout passes, and its gain over lowest."""
     import pandas as pd
 
-    from simcore.engine import map_blocks
+    from simcore.engine import map_alternatives
+    from simcore.variants import get_variant
+    from strategies import lineup
 
-    parts, _ = map_blocks(lambda b, n: [_situation_block((b, n, n_players, k, seed))], n_deals, block,
-                          lambda acc, part: acc + part, threads=threads)
+    v = get_variant(VARIANT)
+    P = n_players
+    lineups = [lineup(v, P, spec, BASELINE) for spec in (f"pass=rollout:{k}", "pass=lowest")]
+
+    def reduce(cards, outs):
+        """The same deals with seat 0 passing by rollout, then lowest."""
+        rollout, lowest = outs
+        return [(cards[:, :3], cards[:, 3 * P: 3 * P + 3], rollout.actions[(0, "pass", 0)],
+                 rollout.payoffs[:, 0] - lowest.payoffs[:, 0])]
+
+    parts, _ = map_alternatives(v, P, lineups, n_deals, reduce, lambda acc, part: acc + part, seed=seed,
+                                block_size=block, record=True, threads=threads)
     hands = np.concatenate([p[0] for p in parts])
     flops = np.concatenate([p[1] for p in parts])
     acts = np.concatenate([p[2] for p in parts])

@@ -1,38 +1,16 @@
-"""What the paired experiments share: the block merge, seat 0's paired rows,
-and the seat-position study (table and chart).
+"""What the paired experiments share: seat 0's paired rows, the seat-position study,
+and the paired-difference charts.
 
 A paired study plays every alternative on the same deals and keeps sums per
-block (:class:`simcore.engine.stats.PairedStats` and plain counts), merged in
-block order by :func:`merge_blocks`; the rows carry 95% intervals from
-``stats.interval``. The charts read the tables and never simulate.
+block (:class:`simcore.engine.stats.PairedStats` and plain counts), through
+:func:`simcore.engine.map_alternatives`, whose default merge
+(:func:`simcore.engine.merge_parts`) merges them in block order; the rows carry
+95% intervals from ``stats.interval``. The charts read the tables and never
+simulate.
 """
 from __future__ import annotations
 
 import numpy as np
-
-
-def merge_blocks(acc, part):
-    """Merge one block's sums ``part`` into ``acc`` (block order) and return ``acc``.
-
-    Anything with a ``merge`` method (the engine's statistics) merges in place;
-    tuples and lists merge item by item; dicts merge key by key (a key new in
-    ``part`` is taken as it is); anything else (counts, arrays) adds.
-
-    >>> merge_blocks((2, {"a": 1}), (3, {"a": 1, "b": 5}))
-    (5, {'a': 2, 'b': 5})
-    """
-    if hasattr(acc, "merge"):
-        acc.merge(part)
-        return acc
-    if isinstance(acc, dict):
-        for k, v in part.items():
-            acc[k] = merge_blocks(acc[k], v) if k in acc else v
-        return acc
-    if isinstance(acc, (tuple, list)):
-        if len(acc) != len(part):
-            raise ValueError(f"merge_blocks: {len(acc)} items against {len(part)}")
-        return type(acc)(merge_blocks(x, y) for x, y in zip(acc, part))
-    return acc + part
 
 
 def ci_columns(value, se, prefix: str = "") -> dict:
@@ -70,23 +48,30 @@ def paired_rows(st, labels, base, common) -> list[dict]:
     return rows
 
 
+def _seat_paired(cards, outcomes):
+    """A block's PairedStats over the seats (module level: cells travel)."""
+    from simcore.engine.stats import PairedStats
+
+    o = outcomes[0]
+    return PairedStats.of_block(o.payoffs, o.wins, o.ties)
+
+
+def seat0_paired(cards, outcomes):
+    """A block's PairedStats of seat 0 over the alternatives (a reduce for map_alternatives)."""
+    from simcore.engine.stats import PairedStats
+
+    return PairedStats.of_outcomes(outcomes, 0)
+
+
 def seat_cell(variant, n_players, spec, n_deals, seed, block, threads):
     """One cell of the seat-position study: PairedStats over the seats, every seat on ``spec``."""
-    from simcore.engine import map_blocks
-    from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats
+    from simcore.engine import map_alternatives
     from simcore.variants import get_variant
     from strategies import lineup
 
     v = get_variant(variant)
-    known = np.full(v.n_slots(n_players), -1, np.int8)
-    job = Job(v, n_players, [lineup(v, n_players, spec, spec)], known, seed, block, [{}])
-
-    def run_block(b, n):
-        o = job.run_block(b, n)[0]
-        return PairedStats.of_block(o.payoffs, o.wins, o.ties)
-
-    return map_blocks(run_block, n_deals, block, merge_blocks, threads=threads)[0]
+    return map_alternatives(v, n_players, [lineup(v, n_players, spec, spec)], n_deals, _seat_paired, seed=seed,
+                            block_size=block, threads=threads)[0]
 
 
 def seat_position_table(variant, players, policies, n_deals, seed, threads, block, spec="{}"):
@@ -154,6 +139,83 @@ def plot_seat_position(df, path, *, title, xlabel, suptitle, panel_width=4.5):
         ax.set_xticks(range(P))
     axes[0, 0].set_ylabel("share minus 1/P (points, 95% CI)")
     axes[0, 0].legend(fontsize=8)
+    fig.suptitle(suptitle)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def paired_panel(ax, rows, *, baseline=None, scale=1.0, spread=0.12, label="{}", ms=3, capsize=2):
+    """Draw one panel of paired differences against the table size, one line per strategy.
+
+    ``rows`` is a tidy table with columns ``players``, ``strategy``, ``diff``,
+    ``diff_ci_low`` and ``diff_ci_high`` (as :func:`paired_rows` writes them);
+    the ``baseline`` strategy (its difference is 0) is left out. Strategies keep
+    the order in which they first appear, each shifted sideways by ``spread``
+    so that the intervals do not cover each other; ``scale`` multiplies the
+    values (100: points of a pot), ``label`` formats a strategy's legend entry.
+    """
+    if baseline is not None:
+        rows = rows[rows.strategy != baseline]
+    pols = list(dict.fromkeys(rows.strategy))
+    for k, pol in enumerate(pols):
+        s = rows[rows.strategy == pol]
+        x = s.players + (k - (len(pols) - 1) / 2) * spread
+        ax.errorbar(x, scale * s["diff"], yerr=[scale * (s["diff"] - s.diff_ci_low),
+                                                scale * (s.diff_ci_high - s["diff"])],
+                    fmt="o-", ms=ms, capsize=capsize, label=label.format(pol))
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xticks(sorted(rows.players.unique()))
+    ax.set_xlabel("players")
+
+
+def plot_paired_by_players(df, path, *, suptitle, ylabel, panels=(), ncols=None, title="", baseline=None,
+                           panel_size=(6.5, 4.5), sharey=False, ylabel_each=False, legend_each=False,
+                           fontsize=None, **style):
+    """The paired-difference chart: one panel per value of the ``panels`` columns, each
+    drawn by :func:`paired_panel` from the tidy table ``df``; written to ``path``.
+
+    ``panels`` names no column (one panel), one (its values in the order they
+    first appear, ``ncols`` to a row, default all) or two (the first varies by
+    row of the grid, the second by column; a combination without rows leaves
+    its panel empty). ``title`` and ``ylabel`` are formatted with a panel's
+    first row (``"field: {field}"``); the y label goes on every panel with
+    ``ylabel_each``, else on the first of each row, and the legend on every
+    panel with ``legend_each``, else on the first. ``fontsize`` sets the
+    titles', labels' and legends' size (None: the defaults, legends 8).
+    ``style`` goes to :func:`paired_panel`.
+    """
+    import matplotlib.pyplot as plt
+
+    panels = (panels,) if isinstance(panels, str) else tuple(panels)
+    keys = [list(dict.fromkeys(df[c])) for c in panels]
+    if len(panels) == 0:
+        cells, ncols = [df], 1
+    elif len(panels) == 1:
+        cells, ncols = [df[df[panels[0]] == k] for k in keys[0]], ncols or len(keys[0])
+    elif len(panels) == 2:
+        cells = [df[(df[panels[0]] == r) & (df[panels[1]] == c)] for r in keys[0] for c in keys[1]]
+        ncols = len(keys[1])
+    else:
+        raise ValueError(f"panels: at most two columns (rows, columns of the grid), got {panels}")
+    nrows = -(-len(cells) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, sharey=sharey,
+                             figsize=(panel_size[0] * ncols, panel_size[1] * nrows))
+    first = True
+    for k, ax in enumerate(axes.flat):
+        sub = cells[k] if k < len(cells) else df.iloc[:0]
+        if sub.empty:
+            ax.axis("off")
+            continue
+        head = sub.iloc[0]
+        paired_panel(ax, sub, baseline=baseline, **style)
+        if title:
+            ax.set_title(title.format(**head), fontsize=fontsize)
+        if ylabel_each or k % ncols == 0:
+            ax.set_ylabel(ylabel.format(**head), fontsize=fontsize)
+        if legend_each or first:
+            ax.legend(fontsize=fontsize or 8)
+        first = False
     fig.suptitle(suptitle)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

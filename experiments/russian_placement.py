@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
-from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
+from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,21 +61,6 @@ CHART_PLAYERS = 3
 CHART_FIELD = "by-rank"
 
 
-def _run_blocks(run_block, n_deals, threads, merge):
-    """The engine's ordered block loop (map_blocks) with this experiment's reduction."""
-    from simcore.engine import map_blocks
-
-    return map_blocks(run_block, n_deals, BLOCK, merge, threads=threads)[0]
-
-
-def _streams(seed, b, P):
-    """Block b's deal stream and its seeds (the engine's block_seeds)."""
-    from simcore.engine.deal import block_seeds
-
-    seeds = block_seeds(seed, b, P)
-    return np.random.Generator(np.random.PCG64(seeds[0])), seeds
-
-
 # -- 1. policies ----------------------------------------------------------------------------
 
 
@@ -95,37 +80,27 @@ class PolicySums:
         return self
 
 
+def _policy_block(cards, outs):
+    """A block's PolicySums from its outcomes, each carrying the placed hands (module level: cells travel)."""
+    from simcore.engine.stats import PairedStats
+    from simcore.variants.russian import showdown
+
+    hw = np.array([[int(o.parts[f"hands_won_{k}"][:, 0].sum()) for k in range(4)] for o in outs], np.int64)
+    wh = np.array([showdown(**o.state)["won"][:, 0].sum(axis=0) for o in outs], np.int64)
+    pay, wins, ties = (np.stack([getattr(o, x)[:, 0] for o in outs], 1) for x in ("payoffs", "wins", "ties"))
+    return PolicySums(PairedStats.of_block(pay, wins, ties), hw, wh)
+
+
 def policy_sums(P, field, n_deals, seed, threads):
     """Every policy in seat 0 against ``field``, on the same deals."""
-    from simcore.engine import deal_block, play_block, seat_streams
-    from simcore.engine.stats import PairedStats
+    from simcore.engine import map_alternatives
     from simcore.variants import get_variant
-    from simcore.variants.russian import replay
     from strategies import lineup
 
     v = get_variant(VARIANT)
     lus = [lineup(v, P, f"place={pol}", f"place={field}") for pol in POLICIES]
-    known = np.full(v.n_slots(P), -1, np.int8)
-
-    def run_block(b, n):
-        rng, seeds = _streams(seed, b, P)
-        cards, chance = deal_block(v, known, n, P, rng)
-        pay, wins, ties = [], [], []
-        hw = np.zeros((len(lus), 4), np.int64)
-        wh = np.zeros((len(lus), 3), np.int64)
-        for a, lu in enumerate(lus):
-            # fresh streams per alternative: the field draws the same numbers under each
-            out = play_block(v, cards, P, lu, seat_streams(seeds, P), None, chance, record=True)
-            pay.append(out.payoffs[:, 0])
-            wins.append(out.wins[:, 0])
-            ties.append(out.ties[:, 0])
-            for k in range(4):
-                hw[a, k] = int(out.parts[f"hands_won_{k}"][:, 0].sum())
-            wh[a] = replay(cards, P, out.actions)["won"][:, 0].sum(axis=0)
-        st = PairedStats.of_block(np.stack(pay, 1), np.stack(wins, 1), np.stack(ties, 1))
-        return PolicySums(st, hw, wh)
-
-    return _run_blocks(run_block, n_deals, threads, merge_blocks)
+    return map_alternatives(v, P, lus, n_deals, _policy_block, seed=seed, block_size=BLOCK, keep_state=True,
+                            threads=threads)[0]
 
 
 def policy_table(players, fields, n_deals, seed, threads):
@@ -164,28 +139,10 @@ def policy_table(players, fields, n_deals, seed, threads):
 
 def plot_policies(df, path):
     """Seat 0's share minus its first-open share on the same deals, by policy and table size."""
-    import matplotlib.pyplot as plt
-
-    fields = list(dict.fromkeys(df.field))
-    fig, axes = plt.subplots(1, len(fields), figsize=(6.5 * len(fields), 4.5), sharey=True, squeeze=False)
-    pols = [p for p in POLICIES if p != BASELINE]
-    for ax, field in zip(axes[0], fields):
-        sub = df[(df.field == field) & (df.strategy != BASELINE)]
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.players + (k - (len(pols) - 1) / 2) * 0.1
-            ax.errorbar(x, 100 * s["diff"], yerr=[100 * (s["diff"] - s.diff_ci_low),
-                        100 * (s.diff_ci_high - s["diff"])], fmt="o-", ms=4, capsize=2, label=pol)
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xticks(sorted(df.players.unique()))
-        ax.set_xlabel("players")
-        ax.set_title(f"field: {field}")
-    axes[0, 0].set_ylabel(f"seat 0 share minus its '{BASELINE}' share (points, 95% CI)")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("Russian Hold'em: placement policies in seat 0, paired on the same deals")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_paired_by_players(
+        df, path, panels="field", baseline=BASELINE, title="field: {field}", sharey=True, scale=100, spread=0.1,
+        ms=4, ylabel=f"seat 0 share minus its '{BASELINE}' share (points, 95% CI)",
+        suptitle="Russian Hold'em: placement policies in seat 0, paired on the same deals")
 
 
 def plot_hands(df, path, field="by-rank"):
@@ -293,33 +250,28 @@ def chart_table(policy, n_deals, seed, threads, players=CHART_PLAYERS, field=CHA
     """Where ``policy`` in seat 0 puts its cards, counted by rank, state and target."""
     import pandas as pd
 
-    from simcore.engine import deal_block, play_block, seat_streams
+    from simcore.engine import map_alternatives
     from simcore.variants import get_variant
+    from simcore.variants.russian import ROUNDS, apply_placements, card_slot, new_state
     from strategies import lineup
 
     v = get_variant(VARIANT)
     P = players
-    known = np.full(v.n_slots(P), -1, np.int8)
-    base = lineup(v, P, f"place={policy}", f"place={field}")
-    fn = base[0]["place"][1]
 
-    def run_block(b, n):
+    def reduce(cards, outs):
+        # Seat 0's hands before each of its placements, rebuilt from the recorded actions:
+        # what its observation showed when it chose.
         counts = np.zeros((13, 3, 3), np.int64)
-
-        def counting(obs, rng):
-            a = fn(obs, rng)
-            placement_features(obs["flop"], obs["up"], obs["placed"], obs["own_down"], obs["card"],
-                               int(obs["seat"]), np.asarray(a, np.int64), counts)
-            return a
-
-        lu = [dict(x) for x in base]
-        lu[0] = {"place": (policy, counting)}
-        rng, seeds = _streams(seed, b, P)
-        cards, chance = deal_block(v, known, n, P, rng)
-        play_block(v, cards, P, lu, seat_streams(seeds, P), None, chance)
+        flop = cards[:, :3]
+        up, placed, down = new_state(len(cards), P)
+        for r in range(ROUNDS):
+            card, a = cards[:, card_slot(P, r, 0)], outs[0].actions[(0, "place", r)]
+            placement_features(flop, up, placed, down[:, 0], card, 0, a, counts)
+            apply_placements(card, 0, a, up, placed, down)
         return counts
 
-    counts = _run_blocks(run_block, n_deals, threads, lambda a, b: a + b)
+    counts = map_alternatives(v, P, [lineup(v, P, f"place={policy}", f"place={field}")], n_deals, reduce,
+                              seed=seed, block_size=BLOCK, record=True, threads=threads)[0]
     rows = []
     for r in range(13):
         for st in range(3):

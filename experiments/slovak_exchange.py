@@ -38,7 +38,7 @@ from numba import njit
 from strategies.features import straight_outs
 
 from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
-from .paired import ci_columns, merge_blocks, plot_seat_position, seat_position_table
+from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat0_paired, seat_position_table
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,16 +60,6 @@ FULL = dict(
 )
 CHART_PLAYERS = 6
 CHART_FIELD = "thoughtful"
-
-# -- helpers ------------------------------------------------------------------------------
-
-
-def _run_blocks(run_block, n_deals, block, threads, merge):
-    """The engine's ordered block loop (map_blocks) with this experiment's reduction."""
-    from simcore.engine import map_blocks
-
-    return map_blocks(run_block, n_deals, block, merge, threads=threads)[0]
-
 
 # -- 1. policies against fields ----------------------------------------------------------
 
@@ -114,8 +104,7 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
     """Seat 0 under every policy on the same deals: all pairwise paired differences."""
     import pandas as pd
 
-    from simcore.engine.runner import Job
-    from simcore.engine.stats import PairedStats
+    from simcore.engine import map_alternatives
     from simcore.variants import get_variant
     from strategies import lineup
 
@@ -123,12 +112,8 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
     rows = []
     for P in players:
         lus = [lineup(v, P, pol, field) for pol in POLICIES]
-        job = Job(v, P, lus, np.full(v.n_slots(P), -1, np.int8), seed + 7 * P, block, [{}] * len(lus))
-
-        def run_block(b, n, job=job):
-            return PairedStats.of_outcomes(job.run_block(b, n), 0)
-
-        st = _run_blocks(run_block, n_deals, block, threads, merge_blocks)
+        st = map_alternatives(v, P, lus, n_deals, seat0_paired, seed=seed + 7 * P, block_size=block,
+                              threads=threads)[0]
         mean, se = st.share()
         for a, pa in enumerate(POLICIES):
             for b, pb in enumerate(POLICIES):
@@ -145,29 +130,11 @@ def pairwise_table(players, n_deals, seed, threads, field="thoughtful", block=1 
 
 def plot_policies(df, path):
     """Share gained over ``never`` (seat 0) by policy, one panel per field."""
-    import matplotlib.pyplot as plt
-
-    fields = list(dict.fromkeys(df.field))
-    pols = [p for p in POLICIES if p != BASELINE]
-    fig, axes = plt.subplots(2, (len(fields) + 1) // 2, figsize=(15, 8), sharey=True, squeeze=False)
-    for ax, field in zip(axes.flat, fields):
-        sub = df[(df.field == field) & (df.strategy != BASELINE)]
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.players + (k - len(pols) / 2) * 0.12
-            ax.errorbar(x, 100 * s["diff"], yerr=[100 * (s["diff"] - s.diff_ci_low),
-                        100 * (s.diff_ci_high - s["diff"])], fmt="o-", ms=3, capsize=2, label=pol)
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.set_title(f"field: {field}")
-        ax.set_xlabel("players")
-    fig.supylabel("seat 0 share minus its share with 'never' on the same deals (points, 95% CI)")
-    for ax in axes.flat[len(fields):]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=8)
-    fig.suptitle("Slovak Double Barrel: exchange policies against fields (paired on the same deals)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_paired_by_players(
+        df, path, panels="field", ncols=(df.field.nunique() + 1) // 2, baseline=BASELINE, title="field: {field}",
+        ylabel="seat 0 share minus 'never' (points, 95% CI)", sharey=True, panel_size=(5, 4), scale=100,
+        suptitle="Slovak Double Barrel: exchange policies against fields (paired on the same deals; "
+                 "share minus the share with 'never' on the same deals)")
 
 
 # -- 2. seat position -----------------------------------------------------------------------
@@ -374,7 +341,7 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
     """Seat 0's three second-exchange actions on the same deals, by flop category."""
     import pandas as pd
 
-    from simcore.engine import Job
+    from simcore.engine import map_alternatives
     from simcore.engine.stats import PairedStats
     from simcore.variants import get_variant
     from strategies import lineup
@@ -384,17 +351,16 @@ def exchange2_table(n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_F
     lu = lineup(v, P, field, field)
     k = len(EX2_CATEGORIES)
     forced = [{(0, "exchange1"): 0, (0, "exchange2"): a} for a in range(3)]
-    job = Job(v, P, [lu] * 3, np.full(v.n_slots(P), -1, np.int8), seed, block, forced)
 
-    def run_block(b, n):
-        cards, chance, seeds = job.deal(b, n)
-        shares = np.stack([o.payoffs[:, 0] for o in job.play(cards, chance, seeds)], axis=1)
+    def reduce(cards, outs):
+        shares = np.stack([o.payoffs[:, 0] for o in outs], axis=1)
         cat, play = flop_categories(cards[:, :2], cards[:, 4 * P: 4 * P + 3])
-        rows = np.arange(n)
+        rows = np.arange(len(cards))
         rel = np.stack([shares[:, 0], shares[rows, 2 - play], shares[rows, 1 + play]], axis=1)
         return [PairedStats.of_block(rel[cat == c]) for c in range(k)]
 
-    stats = _run_blocks(run_block, n_deals, block, threads, merge_blocks)
+    stats = map_alternatives(v, P, [lu] * 3, n_deals, reduce, seed=seed, forced=forced, block_size=block,
+                             threads=threads)[0]
     rows = []
     total = sum(s.n for s in stats)
     for c, st in enumerate(stats):

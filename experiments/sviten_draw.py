@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
-from .paired import ci_columns, merge_blocks, paired_rows
+from .paired import ci_columns, paired_rows, plot_paired_by_players, seat0_paired
 from .provenance import git_commit, versions
 
 VARIANT = "sviten"
@@ -57,32 +57,14 @@ FULL = dict(policy_players=list(range(2, 10)), policy_deals=200_000, open_deals=
 BLOCK = 1 << 13
 
 
-def _engine():
-    from simcore.engine import deal_block, map_blocks, play_block, seat_streams
-    from simcore.engine.deal import block_seeds
-    from simcore.engine.stats import PairedStats
-
-    return deal_block, map_blocks, play_block, seat_streams, block_seeds, PairedStats
-
-
-def paired_blocks(P, lineups, forced, n_deals, seed, threads, reduce, merge):
-    """Play every alternative (lineup, forced) on the same deals; reduce(cards, outcomes) per block."""
+def paired_blocks(P, lineups, forced, n_deals, seed, threads, reduce, keep_state=False):
+    """Play every alternative (lineup, forced) on the same deals; reduce(cards, outcomes) per block,
+    merged in block order (:func:`simcore.engine.map_alternatives`)."""
+    from simcore.engine import map_alternatives
     from simcore.variants import get_variant
 
-    deal_block, map_blocks, play_block, seat_streams, block_seeds, _ = _engine()
-    v = get_variant(VARIANT)
-    known = np.full(v.n_slots(P), -1, np.int8)
-
-    def run_block(b, n):
-        seeds = block_seeds(seed, b, P)
-        cards, chance = deal_block(v, known, n, P, np.random.Generator(np.random.PCG64(seeds[0])))
-        outs = []
-        for lu, f in zip(lineups, forced):
-            fa = {k: (np.asarray(a(cards)) if callable(a) else np.full(n, a, np.int64)) for k, a in f.items()}
-            outs.append(play_block(v, cards, P, lu, seat_streams(seeds, P), fa, chance))
-        return reduce(cards, outs)
-
-    return map_blocks(run_block, n_deals, BLOCK, merge, threads=threads)[0]
+    return map_alternatives(get_variant(VARIANT), P, lineups, n_deals, reduce, seed=seed, forced=forced,
+                            block_size=BLOCK, keep_state=keep_state, threads=threads)[0]
 
 
 # -- 1. policies ----------------------------------------------------------------------------
@@ -105,39 +87,18 @@ def policy_table(players, n_deals, open_deals, seed, threads):
     return pd.DataFrame(rows)
 
 
-def _seat0_paired(cards, outs):
-    """A block's PairedStats of seat 0 over the alternatives (module level: cells travel)."""
-    *_, PairedStats = _engine()
-    return PairedStats.of_outcomes(outs, 0)
-
-
 def policy_cell(n_players, heroes, n_deals, seed, threads):
     """One cell of the policy study: seat 0 under each hero spec against the field, PairedStats."""
     from strategies import lineup
 
     lus = [lineup(VARIANT, n_players, h, FIELD) for h in heroes]
-    return paired_blocks(n_players, lus, [{}] * len(lus), n_deals, seed, threads, _seat0_paired, merge_blocks)
+    return paired_blocks(n_players, lus, None, n_deals, seed, threads, seat0_paired)
 
 
 def plot_policies(df, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    d = df[(df.decision == "draw") & (df.strategy != "pat")]
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    for name, g in d.groupby("strategy", sort=False):
-        ax.errorbar(g.players, g["diff"], yerr=[g["diff"] - g.diff_ci_low, g.diff_ci_high - g["diff"]],
-                    marker="o", capsize=3, label=name)
-    ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xlabel("players")
-    ax.set_ylabel("seat 0's pot share minus pat's (95% CI)")
-    ax.set_title(f"Sviten draw policies in seat 0 vs {FIELD}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot_paired_by_players(
+        df[df.decision == "draw"], path, baseline="pat", panel_size=(7.5, 4.2), spread=0, ms=6, capsize=3,
+        ylabel="seat 0's pot share minus pat's (95% CI)", suptitle=f"Sviten draw policies in seat 0 vs {FIELD}")
 
 
 # -- 2. the draw chart --------------------------------------------------------------------
@@ -158,7 +119,8 @@ def draw_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
     from strategies import lineup
     from strategies.sviten import HAND_CLASSES, hand_classes
 
-    *_, PairedStats = _engine()
+    from simcore.engine.stats import PairedStats
+
     lus = []
     for k in range(6):
         lu = lineup(VARIANT, P, "draw=pat,open=improves", FIELD)
@@ -170,7 +132,7 @@ def draw_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
         x = np.stack([o.payoffs[:, 0] for o in outs], axis=1)
         return {c: PairedStats.of_block(x[cls == c]) for c in range(len(HAND_CLASSES)) if (cls == c).any()}
 
-    acc = paired_blocks(P, lus, [{}] * 6, n_deals, seed, threads, reduce, merge_blocks)
+    acc = paired_blocks(P, lus, None, n_deals, seed, threads, reduce)
     rows = []
     for c in sorted(acc):
         st = acc[c]
@@ -219,12 +181,11 @@ def plot_draw_chart(df, path):
 def open_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
     import pandas as pd
 
-    from simcore.engine.stats import interval
+    from simcore.engine.stats import PairedStats, interval
     from simcore.variants.sviten import KEEP, REFUSE, stub_start
     from strategies import lineup
     from strategies.sviten import HAND_CLASSES, hand_classes
 
-    *_, PairedStats = _engine()
     lu = lineup(VARIANT, P, "draw=pat,open=accept", FIELD)
     lu[0] = dict(lu[0], draw=("throw 1", _hero_throwing(1)))
 
@@ -235,7 +196,7 @@ def open_chart_table(n_deals, seed, threads, P=CHART_PLAYERS):
         return {c: PairedStats.of_block(x[cell == c]) for c in np.unique(cell)}
 
     acc = paired_blocks(P, [lu, lu], [{(0, "open"): KEEP}, {(0, "open"): REFUSE}], n_deals, seed, threads,
-                        reduce, merge_blocks)
+                        reduce)
     rows = []
     for cell in sorted(acc):
         st = acc[cell]
@@ -301,7 +262,7 @@ def halves_table(n_deals, seed, threads, P=CHART_PLAYERS):
                   "pot_split": ~o.wins.any(axis=1)}
             return np.array([len(s5)] + [float(ev[x].sum()) for x in keys])
 
-        acc = paired_blocks(P, [lu], [{}], n_deals, seed + k, threads, reduce, lambda a, b: a + b)
+        acc = paired_blocks(P, [lu], None, n_deals, seed + k, threads, reduce)
         n = acc[0]
         for j, key in enumerate(keys):
             p = acc[1 + j] / n
@@ -345,35 +306,28 @@ def plot_halves(df, path):
 # -- 5. recycling --------------------------------------------------------------------------------
 
 
+def _recycling(cards, outs):
+    """A block's recycling counts, from the Service (the final state) of its one outcome."""
+    svc = outs[0].state
+    P = svc.n_players
+    during = (svc.reshuffle_seat < P) & (svc.reshuffle_seat >= 0)
+    board = svc.reshuffle_seat == P
+    return np.array([len(cards), (svc.reshuffles > 0).sum(), during.any(axis=1).sum(), board.any(axis=1).sum(),
+                     svc.reshuffles.sum(), svc.reshuffle_own.any(axis=1).sum()], np.float64)
+
+
 def reshuffle_table(players, n_deals, seed, threads, policies=("balanced", "draw-poker", "random")):
     import pandas as pd
 
-    from simcore.engine import Table
     from simcore.engine.stats import interval
-    from simcore.variants import get_variant
-    from simcore.variants.sviten import play_service
     from strategies import lineup
 
-    deal_block, map_blocks, _, seat_streams, block_seeds, _ = _engine()
-    v = get_variant(VARIANT)
     rows = []
     for P in players:
         for k, pol in enumerate(policies):
             spec = f"draw={pol},open=improves"
-            lu = lineup(v, P, spec, spec)
-            known = np.full(v.n_slots(P), -1, np.int8)
-
-            def run_block(b, n, P=P, lu=lu, s=seed + 10 * P + k):
-                seeds = block_seeds(s, b, P)
-                cards, chance = deal_block(v, known, n, P, np.random.Generator(np.random.PCG64(seeds[0])))
-                svc, _ = play_service(cards, P, Table(v, P, lu, seat_streams(seeds, P), {}, chance))
-                during = (svc.reshuffle_seat < P) & (svc.reshuffle_seat >= 0)
-                board = svc.reshuffle_seat == P
-                return np.array([n, (svc.reshuffles > 0).sum(), during.any(axis=1).sum(),
-                                 board.any(axis=1).sum(), svc.reshuffles.sum(), svc.reshuffle_own.any(axis=1).sum()],
-                                np.float64)
-
-            acc = map_blocks(run_block, n_deals, BLOCK, lambda a, b: a + b, threads=threads)[0]
+            acc = paired_blocks(P, [lineup(VARIANT, P, spec, spec)], None, n_deals, seed + 10 * P + k, threads,
+                                _recycling, keep_state=True)
             n = acc[0]
             row = {"variant": VARIANT, "players": P, "strategy": spec, "n": int(n)}
             for j, key in ((1, "any"), (2, "during_draw"), (3, "for_turn_river"), (5, "own_muck")):

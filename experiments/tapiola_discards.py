@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
-from .paired import ci_columns, merge_blocks, paired_rows
+from .paired import ci_columns, paired_panel, paired_rows, plot_paired_by_players, seat0_paired
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,18 +69,13 @@ BLOCK = 1 << 13
 
 def _paired(v, P, lineups, n_deals, seed, threads, extra=None, record=False):
     """Seat 0 under each lineup on the same deals: PairedStats, plus ``extra(outcomes)`` sums."""
-    from simcore.engine import Job, map_blocks
-    from simcore.engine.stats import PairedStats
+    from simcore.engine import map_alternatives
 
-    job = Job(v, P, lineups, np.full(v.n_slots(P), -1, np.int8), seed, BLOCK, [{}] * len(lineups),
-              record=record)
+    def with_extra(cards, outs):
+        return (seat0_paired(cards, outs),) + tuple(extra(outs))
 
-    def run_block(b, n):
-        outs = job.run_block(b, n)
-        return (PairedStats.of_outcomes(outs, 0),) + (tuple(extra(outs)) if extra else ())
-
-    acc = map_blocks(run_block, n_deals, BLOCK, merge_blocks, threads=threads)[0]
-    return acc if extra else acc[0]
+    return map_alternatives(v, P, lineups, n_deals, seat0_paired if extra is None else with_extra, seed=seed,
+                            block_size=BLOCK, record=record, threads=threads)[0]
 
 
 def paired_cell(opts, n_players, heroes, field, n_deals, seed, threads):
@@ -138,31 +133,13 @@ def best_policy(df, form, players=HEADLINE_PLAYERS, field="defaults"):
 
 
 def plot_policies(df, path):
-    import matplotlib.pyplot as plt
-
-    forms = list(dict.fromkeys(df.form))
-    fields = list(dict.fromkeys(df.field))
-    fig, axes = plt.subplots(len(fields), len(forms), figsize=(4.6 * len(forms), 4.0 * len(fields)),
-                             squeeze=False)
-    for row, field in zip(axes, fields):
-        for ax, form in zip(row, forms):
-            sub = df[(df.form == form) & (df.field == field) & (df.strategy != BASELINE)]
-            pols = list(dict.fromkeys(sub.strategy))
-            for k, pol in enumerate(pols):
-                s = sub[sub.strategy == pol]
-                x = s.players + (k - (len(pols) - 1) / 2) * 0.12
-                ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
-                            fmt="o-", ms=3, capsize=2, label=pol)
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_title(f"{form}; field: {sub.field_spec.iloc[0]}", fontsize=9)
-            ax.set_xlabel("players")
-            ax.set_ylabel(f"gain over 'lowest' ({sub.unit.iloc[0]}/hand, 95% CI)", fontsize=8)
-            ax.legend(fontsize=7)
-    fig.suptitle("Tapiola Hold'em: seat 0's discard policy against a default and a strong field "
+    """Seat 0's gain over ``lowest`` by table size: a row of forms per field."""
+    plot_paired_by_players(
+        df, path, panels=("field", "form"), baseline=BASELINE, title="{form}; field: {field_spec}",
+        ylabel="gain over 'lowest' ({unit}/hand, 95% CI)", ylabel_each=True, legend_each=True, fontsize=8,
+        panel_size=(4.6, 4.0),
+        suptitle="Tapiola Hold'em: seat 0's discard policy against a default and a strong field "
                  "(paired on the same deals)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 # -- 2. the last discard ----------------------------------------------------------------------
@@ -210,16 +187,9 @@ def plot_last(df, path):
     forms = list(dict.fromkeys(df.form))
     fig, axes = plt.subplots(1, len(forms) + 1, figsize=(4.6 * (len(forms) + 1), 4.4), squeeze=False)
     for ax, form in zip(axes[0], forms):
-        sub = df[(df.form == form) & (df.strategy != "never")]
-        pols = list(dict.fromkeys(sub.strategy))
-        for k, pol in enumerate(pols):
-            s = sub[sub.strategy == pol]
-            x = s.players + (k - (len(pols) - 1) / 2) * 0.12
-            ax.errorbar(x, s["diff"], yerr=[s["diff"] - s.diff_ci_low, s.diff_ci_high - s["diff"]],
-                        fmt="o-", ms=3, capsize=2, label=f"last={pol}")
-        ax.axhline(0, color="grey", lw=0.8)
+        sub = df[df.form == form]
+        paired_panel(ax, sub, baseline="never", label="last={}")
         ax.set_title(f"{form} (discard={sub.discard.iloc[0]})")
-        ax.set_xlabel("players")
         ax.set_ylabel(f"gain over last=never ({sub.unit.iloc[0]} per hand, 95% CI)")
         ax.legend(fontsize=8)
     ax = axes[0, -1]

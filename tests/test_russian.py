@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from simcore import analyze, simulate
 from simcore.cards import parse_cards
-from simcore.engine import deal_block, play_block
+from simcore.engine import Table, deal_block, play_block, play_tables
 from simcore.evaluate import evaluate_hands
 from simcore.variants import get_variant
 from simcore.variants import russian as R
@@ -418,10 +418,15 @@ def test_every_player_ends_with_three_five_card_hands(P, seed, name):
     won = sum(k * out.parts[f"hands_won_{k}"] for k in range(4))
     assert np.array_equal(won, res["hands_won"])
     assert np.array_equal(out.winning, res["winning"])
-    # the experiments' replay of recorded placements gives the same showdown
-    again = R.replay(cards, P, out.actions)
+    # the final state an experiment asks for (Table(keep_state=True)) holds these hands
+    lu = [{"place": (f"seat{q}", fn)} for q in range(P)]
+    rngs = [np.random.default_rng(seed + q) for q in range(P)]
+    kept = play_tables(V, cards, [Table(V, P, lu, rngs, {}, keep_state=True)])[0]
+    assert all(np.array_equal(kept.state[k], x) for k, x in (("flop", flop), ("up", up), ("down", down)))
+    again = R.showdown(**kept.state)
     assert all(np.array_equal(again[k], res[k]) for k in ("values", "won", "payoffs", "wins", "ties"))
     assert np.array_equal(again["won"].sum(axis=2), res["hands_won"])
+    assert out.state is None  # kept only when asked
 
 
 def test_symmetric_policies_share_the_pot_equally():

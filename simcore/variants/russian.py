@@ -33,7 +33,7 @@ from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, v
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
     "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "new_state", "showdown",
-    "replay", "RussianHoldem", "PLACE_FIRST_OPEN", "PLACE_BY_RANK",
+    "RussianHoldem", "PLACE_FIRST_OPEN", "PLACE_BY_RANK",
 ]
 
 ROUNDS = 12  # cards each player places
@@ -441,28 +441,6 @@ def showdown(flop, up, down):
     out = _showdown_arrays(flop, up, down)
     del out["parts"]
     return out
-
-
-def replay(cards, n_players: int, actions: dict):
-    """The showdown (see :func:`showdown`) of dealt slots and recorded placements.
-
-    Parameters
-    ----------
-    cards : (n, n_slots(P)) int8, the dealt block.
-    n_players : P.
-    actions : {(seat, "place", round): (n,) int}, as ``play_block(..., record=True)``
-        leaves in ``outcome.actions``.
-
-    For experiments that need more than the Outcome holds (which hands a
-    seat won, not only how many).
-    """
-    P = int(n_players)
-    flop, dealt = split_deal(cards, P)
-    up, placed, down = new_state(cards.shape[0], P)
-    for r in range(ROUNDS):
-        for p in range(P):
-            apply_placements(dealt[:, r, p], p, actions[(p, "place", r)], up, placed, down)
-    return showdown(flop, up, down)
 
 
 # -- the variant ------------------------------------------------------------------------------

@@ -538,53 +538,6 @@ _OPEN_OBS = (
 )
 
 
-def play_service(cards: np.ndarray, n_players: int, table) -> tuple[Service, Outcome]:
-    """Play a block through the draw, One Open, turn, river and showdown.
-
-    Returns the :class:`Service` (with its recycling record) and the
-    :class:`~simcore.engine.Outcome`; :meth:`SvitenSpecial.play` returns the
-    outcome alone.
-    """
-    P = n_players
-    n = cards.shape[0]
-    chance = table.chance if table.chance is not None else np.zeros((n, 0), np.uint32)
-    svc = Service(cards, P, chance)
-    before = svc.hands.copy()
-    flop = svc.board[:, :FLOP].copy()
-    legal = np.ones((n, N_DRAWS), np.bool_)
-    for a in (flop, legal, before):
-        a.flags.writeable = False
-    for p in range(P):
-        thrown = svc.thrown.copy()
-        thrown.flags.writeable = False
-        obs = {"hand": before[:, p], "board": flop, "thrown": thrown, "legal": legal}
-        svc.throw(p, table.act(p, DRAW, obs))
-    thrown = svc.thrown.copy()
-    thrown.flags.writeable = False
-    for p in range(P):
-        pending = svc.serve(p)
-        actions = np.zeros(n, np.int64)
-        if pending.any():
-            legal_open = np.ones((n, 2), np.bool_)
-            legal_open[:, REFUSE] = pending
-            obs = {"hand": before[:, p], "mask": svc.masks[:, p].copy(),
-                   "open_card": np.where(pending, svc.open_cards[:, p], -1).astype(np.int8),
-                   "board": flop, "thrown": thrown, "open_cards": svc.open_cards.copy(),
-                   "refused": svc.refused.copy(), "legal": legal_open}
-            for k in ("mask", "open_card", "open_cards", "refused", "legal"):
-                obs[k].flags.writeable = False
-            actions = table.act(p, OPEN, obs)
-        svc.answer_open(p, actions)
-    svc.turn_and_river()
-    own5, omaha = svc.showdown()
-    s = split_pot(own5, omaha)
-    cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
-    winning = cats.max(axis=1)
-    parts = {"share_own5": s["share_own5"], "share_omaha": s["share_omaha"],
-             "scoop_rate": s["scoop"].astype(np.float64)}
-    return svc, Outcome(s["payoff"], s["win"], s["tie"], cats, winning, parts)
-
-
 class SvitenSpecial(Variant):
     name = "sviten"
     title = "Sviten Special"
@@ -619,10 +572,48 @@ class SvitenSpecial(Variant):
         return n_chance(n_players)
 
     def play(self, cards, n_players, table):
-        svc, out = play_service(np.ascontiguousarray(cards), n_players, table)
-        if table.keep_state:  # the Service: every seat's final cards, what was served and recycled
-            out.state = svc
-        return out
+        """The draw, One Open, turn, river and showdown of a block; with ``table.keep_state``
+        the outcome's ``state`` is the :class:`Service` (with its recycling record)."""
+        P = n_players
+        n = cards.shape[0]
+        chance = table.chance if table.chance is not None else np.zeros((n, 0), np.uint32)
+        svc = Service(np.ascontiguousarray(cards), P, chance)
+        before = svc.hands.copy()
+        flop = svc.board[:, :FLOP].copy()
+        legal = np.ones((n, N_DRAWS), np.bool_)
+        for a in (flop, legal, before):
+            a.flags.writeable = False
+        for p in range(P):
+            thrown = svc.thrown.copy()
+            thrown.flags.writeable = False
+            obs = {"hand": before[:, p], "board": flop, "thrown": thrown, "legal": legal}
+            svc.throw(p, table.act(p, DRAW, obs))
+        thrown = svc.thrown.copy()
+        thrown.flags.writeable = False
+        for p in range(P):
+            pending = svc.serve(p)
+            actions = np.zeros(n, np.int64)
+            if pending.any():
+                legal_open = np.ones((n, 2), np.bool_)
+                legal_open[:, REFUSE] = pending
+                obs = {"hand": before[:, p], "mask": svc.masks[:, p].copy(),
+                       "open_card": np.where(pending, svc.open_cards[:, p], -1).astype(np.int8),
+                       "board": flop, "thrown": thrown, "open_cards": svc.open_cards.copy(),
+                       "refused": svc.refused.copy(), "legal": legal_open}
+                for k in ("mask", "open_card", "open_cards", "refused", "legal"):
+                    obs[k].flags.writeable = False
+                actions = table.act(p, OPEN, obs)
+            svc.answer_open(p, actions)
+        svc.turn_and_river()
+        own5, omaha = svc.showdown()
+        s = split_pot(own5, omaha)
+        cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
+        winning = cats.max(axis=1)
+        parts = {"share_own5": s["share_own5"], "share_omaha": s["share_omaha"],
+                 "scoop_rate": s["scoop"].astype(np.float64)}
+        # table.keep_state: the Service, every seat's final cards, what was served and recycled
+        return Outcome(s["payoff"], s["win"], s["tie"], cats, winning, parts,
+                       state=svc if table.keep_state else None)
 
     # -- situations ------------------------------------------------------------
     def setup(self, n_players, hand=None, board=None, seat=0, open=None, threw=None, **fields):
