@@ -173,3 +173,22 @@ def test_an_entry_point_must_name_its_class_by_the_games_name(tmp_path, monkeypa
     finally:
         strategies.unregister("sparecard", "take", "higher")
         sys.modules.pop("misnamed_game", None)
+
+
+def test_the_plug_in_example_in_the_docs_keeps_the_contract(tmp_path, monkeypatch):
+    # docs/architecture.md's complete plug-in (Pick High), run as written
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text()
+    code = re.search(r"```python\n# pickhigh/game\.py\n(.*?)```", doc, re.S).group(1)
+    (tmp_path / "pickhigh_game.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        from pickhigh_game import PickHigh
+
+        assert check_variant(PickHigh) == ["pickhigh"]
+        assert PickHigh().hidden_slots(2, 0) == [3, 4, 5, 11, 12]  # the other seat's hole cards, turn, river
+    finally:
+        strategies.unregister("pickhigh", "drop", "lowest")
+        sys.modules.pop("pickhigh_game", None)
