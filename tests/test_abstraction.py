@@ -50,8 +50,8 @@ def test_every_game_and_decision_has_coarse_and_fine():
 
 
 def test_unknown_names_are_clear_errors():
-    with pytest.raises(ValueError, match="unknown abstraction 'medium'.*coarse, fine"):
-        get_abstraction("estonian", "pass", 6, "medium")
+    with pytest.raises(ValueError, match="unknown abstraction 'huge'.*coarse, medium, fine"):
+        get_abstraction("estonian", "pass", 6, "huge")
     with pytest.raises(ValueError, match="discard"):
         get_abstraction("estonian", "draw", 6)
     with pytest.raises(ValueError, match="holdem has no decision 'pass'"):
@@ -98,17 +98,18 @@ def test_relabelling_changes_cards_so_the_test_can_fail():
     assert not np.array_equal(obs["hand"] & 3, moved["hand"] & 3)
 
 
-def test_fine_refines_coarse(played):
-    """Every fine bucket lies inside one coarse bucket."""
+@pytest.mark.parametrize("finer,coarser", [("fine", "medium"), ("medium", "coarse"), ("fine", "coarse")])
+def test_finer_refines_coarser(played, finer, coarser):
+    """Every bucket of the finer granularity lies inside one of the coarser, and tells more apart."""
     for v, P, d, calls in played:
         ab = abstractions(v, d, P)
         inside = collections.defaultdict(set)
         for obs in calls:
-            for f, c in zip(ab["fine"].buckets(obs), ab["coarse"].buckets(obs)):
+            for f, c in zip(ab[finer].buckets(obs), ab[coarser].buckets(obs)):
                 inside[int(f)].add(int(c))
         assert max(len(s) for s in inside.values()) == 1, (v.label, d)
-        # and fine tells more situations apart than coarse
         assert len(inside) > len(set().union(*inside.values())), (v.label, d)
+        assert ab[finer].n_buckets > ab[coarser].n_buckets
 
 
 def test_canonical_order_puts_the_same_card_first_for_any_deal_order():

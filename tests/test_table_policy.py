@@ -215,9 +215,9 @@ def test_bad_tables_are_refused_when_saved(tmp):
         save_table(tmp / "x.npz", tables={"pass": t}, **kw)
     with pytest.raises(ValueError, match="bucket 0's probabilities sum to 0.5"):
         save_table(tmp / "x.npz", tables={"pass": np.full((a.n_buckets, 3), 0.5 / 3)}, **kw)
-    with pytest.raises(ValueError, match="unknown abstraction 'medium'"):
+    with pytest.raises(ValueError, match="unknown abstraction 'huge'"):
         save_table(tmp / "x.npz", tables={"pass": np.zeros(a.n_buckets, np.int64)},
-                   **dict(kw, abstraction="medium"))
+                   **dict(kw, abstraction="huge"))
     (tmp / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="is not a pvsim table"):
         load_table(tmp / "junk.npz")

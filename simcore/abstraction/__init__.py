@@ -4,8 +4,11 @@ A best response (``simcore.exploit``) and a table policy (``strategies.table``)
 both need the same thing: a map from the observation a strategy receives to a
 small integer, the *bucket*, such that situations in one bucket are alike
 enough to be played alike. Each game declares its abstractions per decision in
-its own module (``simcore/abstraction/estonian.py``, ...), in at least two
-granularities, ``coarse`` and ``fine``, with a declared bucket count.
+its own module (``simcore/abstraction/estonian.py``, ...), in three
+granularities with declared bucket counts: ``coarse`` (a few thousand buckets
+occur: a best response fits it from a few hundred thousand deals), ``medium``
+(tens of thousands occur) and ``fine`` (as much as fits a table under 200 MB;
+it needs many millions of deals). Each is a function of the next finer one.
 
 Every abstraction is
 
@@ -34,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
-NAMES = ("coarse", "fine")
+NAMES = ("coarse", "medium", "fine")
 
 
 @dataclass(frozen=True)

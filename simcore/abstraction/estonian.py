@@ -17,7 +17,12 @@ what the two kept cards make with the flop: the made hand (high card, pair,
 two pair, trips, straight or flush, full house or better) and the best draw
 (none; a gutshot or three to a flush; an open-ended straight draw or four to a
 flush); and the rank group (2-5, 6-8, 9-J, Q-K, A) of the highest and of the
-lowest card. ``coarse`` is a function of ``fine``.
+lowest card.
+
+``medium`` (2,653,560 buckets, tens of thousands occur): ``coarse``'s
+per-action made hand and draw with the exact ranks of the three cards (455).
+
+Each is a function of the next finer one.
 
 The discard uses the same buckets on ``[kept, kept, received]``; the passed
 card (dead) and which card was received do not enter.
@@ -56,7 +61,8 @@ N_COARSE = N_COARSE_ACTION ** 3 * 25
 
 
 @njit(cache=True, nogil=True)
-def _kernel(hand, flop, fine, out, canon, multi3, flush_ids, rank_group):
+def _kernel(hand, flop, level, out, canon, multi3, flush_ids, rank_group):
+    fine = level == 2
     n = hand.shape[0]
     key = np.empty(3, np.int64)
     order = np.empty(3, np.int64)
@@ -121,24 +127,27 @@ def _kernel(hand, flop, fine, out, canon, multi3, flush_ids, rank_group):
         r2 = hand[i, order[2]] >> 2
         if fine:
             out[i] = (multi3[r0, r1, r2] * 455 + multi3[f0, f1, f2]) * 19 + flush_ids[code]
+        elif level == 1:
+            out[i] = coarse * 455 + multi3[r0, r1, r2]
         else:
             out[i] = (coarse * 5 + rank_group[r0]) * 5 + rank_group[r2]
 
 
-def _make(fine: bool):
+def _make(level: int):
     def kernel(obs, round=0):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
         flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
         n = hand.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
-        _kernel(hand, flop, fine, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
+        _kernel(hand, flop, level, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
         return out, canon
 
     return kernel
 
 
-_FINE, _COARSE = _make(True), _make(False)
+_COARSE, _MEDIUM, _FINE = _make(0), _make(1), _make(2)
+N_MEDIUM = N_COARSE_ACTION ** 3 * 455
 
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
@@ -148,6 +157,10 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
             "estonian", decision, "coarse", N_COARSE, 3,
             f"{what}, in rank order; per action the made hand (6 classes) and best draw (3) the kept "
             "pair makes with the flop; rank groups of the highest and lowest card", _COARSE, key=(n_players,)),
+        "medium": Abstraction(
+            "estonian", decision, "medium", N_MEDIUM, 3,
+            f"{what}, in rank order; per action the made hand and best draw the kept pair makes with "
+            "the flop; exact ranks of the three cards", _MEDIUM, key=(n_players,)),
         "fine": Abstraction(
             "estonian", decision, "fine", N_FINE, 3,
             f"{what}, in rank order; exact ranks of the three cards and of the flop, and per action "

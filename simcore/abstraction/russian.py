@@ -20,7 +20,11 @@ the number of cards the seat has given, so it is in the bucket.
 - ``fine``: 180 states (5 x 4 x 3 x 3): 988,260 multisets x P seats
   (3,953,040 at 4 players, 2,964,780 at 3).
 - ``coarse``: 30 states (cards given 0-4 x pair or better x what the card
-  does): 4,960 multisets x P seats. ``coarse`` is a function of ``fine``.
+  does): 4,960 multisets x P seats.
+- ``medium``: 60 states (``fine``'s without the flush or straight still
+  possible): 37,820 multisets x P seats.
+
+Each granularity is a function of the next finer one.
 
 Other players' visible cards do not enter.
 """
@@ -33,11 +37,11 @@ from . import Abstraction
 from ._common import COMB, multiset_index, n_multisets
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
-N_FINE_STATES, N_COARSE_STATES = 180, 30
+N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 180, 60, 30
 
 
 @njit(cache=True, nogil=True)
-def _kernel(flop, up, placed, own_down, card, seat, fine, comb, out, canon):
+def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
     n = flop.shape[0]
     P = up.shape[1]
     state = np.empty(3, np.int64)
@@ -94,8 +98,10 @@ def _kernel(flop, up, placed, own_down, card, seat, fine, comb, out, canon):
                     for w in range(_WINDOWS.shape[0]):
                         if (nm & ~_WINDOWS[w]) == 0:
                             effect = 1
-            if fine:
+            if level == 2:
                 state[k] = ((pc * 4 + made) * 3 + draw) * 3 + effect
+            elif level == 1:
+                state[k] = (pc * 4 + made) * 3 + effect
             else:
                 state[k] = (pc * 2 + (made > 0)) * 3 + effect
         for k in range(3):
@@ -113,7 +119,7 @@ def _kernel(flop, up, placed, own_down, card, seat, fine, comb, out, canon):
         out[i] = multiset_index(srt, 3, comb) * P + seat
 
 
-def _make(fine: bool):
+def _make(level: int):
     def kernel(obs, round=0):
         flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
         n = flop.shape[0]
@@ -122,7 +128,7 @@ def _make(fine: bool):
         _kernel(flop, np.ascontiguousarray(obs["up"], dtype=np.int8),
                 np.ascontiguousarray(obs["placed"], dtype=np.int8),
                 np.ascontiguousarray(obs["own_down"], dtype=np.int8),
-                np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), fine, COMB, out, canon)
+                np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), level, COMB, out, canon)
         return out, canon
 
     return kernel
@@ -134,9 +140,13 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         "coarse": Abstraction(
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it) and the seat",
-            _make(False), key=(P,)),
+            _make(0), key=(P,)),
+        "medium": Abstraction(
+            "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * P, 3,
+            "the three hands' states (cards given, made hand, what the card does on it) and the seat",
+            _make(1), key=(P,)),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it) and the seat", _make(True), key=(P,)),
+            "the card does on it) and the seat", _make(2), key=(P,)),
     }

@@ -12,6 +12,8 @@ more), so counts are per player count P.
 ``exchange1``
 
 - ``coarse`` (169 x P): the starting hand: both ranks and whether suited.
+- ``medium`` (1,521 x P): the starting hand and, per card, how many of its
+  rank are in sight elsewhere (0, 1, 2+).
 - ``fine`` (18,252 x P): that, and what is in sight elsewhere (other players'
   face-up cards and the muck): per card how many of its rank (0, 1, 2+), for a
   suited hand how many of its suit (0-1, 2-3, 4+), and the best pair another
@@ -27,7 +29,10 @@ more), so counts are per player count P.
 - ``fine`` (538,265 x P): the exact ranks of both cards (91) and of the flop
   (455), and the suits as they matter for flushes: suited, with 0-3 flop cards
   of the suit, or offsuit with each card's flop suit count (at most 1, 2, 3).
-  ``coarse`` is a function of ``fine``.
+- ``medium`` (530,712 x P, tens of thousands occur): ``coarse``'s per-action
+  made hands and draws with the exact ranks of both face-up cards (91).
+
+In each decision every granularity is a function of the next finer one.
 
 Cards in the muck and other players' cards enter ``exchange2`` only through
 the seat (live outs are not counted).
@@ -68,7 +73,7 @@ def _hand_class(a, b):
 
 
 @njit(cache=True, nogil=True)
-def _kernel1(up, in_sight, seat, fine, out, canon):
+def _kernel1(up, in_sight, seat, level, out, canon):
     n, P = up.shape[0], up.shape[1]
     c = np.empty(2, np.int64)
     rank_seen = np.zeros(2, np.int64)
@@ -96,10 +101,13 @@ def _kernel1(up, in_sight, seat, fine, out, canon):
         canon[i, 1 + f] = 1
         canon[i, 1 + g] = 2
         hc = _hand_class(c[f], c[g])
-        if not fine:
+        if level == 0:
             out[i] = hc * P + seat
             continue
         d = min(rank_seen[f], 2) * 3 + min(rank_seen[g], 2)
+        if level == 1:
+            out[i] = (hc * 9 + d) * P + seat
+            continue
         su = 0
         if (c[0] & 3) == (c[1] & 3):
             x = suit_seen[0]
@@ -114,7 +122,8 @@ def _kernel1(up, in_sight, seat, fine, out, canon):
 
 
 @njit(cache=True, nogil=True)
-def _kernel2(up, board, seat, fine, out, canon, multi2, multi3, rank_group):
+def _kernel2(up, board, seat, level, out, canon, multi2, multi3, rank_group):
+    fine = level == 2
     n, P = up.shape[0], up.shape[1]
     rc = np.zeros(13, np.int64)
     fs = np.zeros(2, np.int64)
@@ -173,11 +182,14 @@ def _kernel2(up, board, seat, fine, out, canon, multi2, multi3, rank_group):
                 elif m == 3 or st == 1:
                     draw = 1
             code = code * 18 + made * 3 + draw
-        code = (code * 5 + rank_group[cf >> 2]) * 5 + rank_group[cg >> 2]
+        if level == 1:
+            code = code * 91 + multi2[cf >> 2, cg >> 2]
+        else:
+            code = (code * 5 + rank_group[cf >> 2]) * 5 + rank_group[cg >> 2]
         out[i] = code * P + seat
 
 
-def _make(decision, fine):
+def _make(decision, level):
     def kernel(obs, round=0):
         up = np.ascontiguousarray(obs["up"], dtype=np.int8)
         seat = int(obs["seat"])
@@ -185,9 +197,9 @@ def _make(decision, fine):
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
         if decision == "exchange1":
-            _kernel1(up, np.ascontiguousarray(obs["in_sight"], dtype=np.uint64), seat, fine, out, canon)
+            _kernel1(up, np.ascontiguousarray(obs["in_sight"], dtype=np.uint64), seat, level, out, canon)
         else:
-            _kernel2(up, np.ascontiguousarray(obs["board"], dtype=np.int8), seat, fine, out, canon,
+            _kernel2(up, np.ascontiguousarray(obs["board"], dtype=np.int8), seat, level, out, canon,
                      MULTI2, MULTI3, RANK_GROUP)
         return out, canon
 
@@ -199,16 +211,22 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     if decision == "exchange1":
         return {
             "coarse": Abstraction("slovak", decision, "coarse", N_HAND * P, 3,
-                                  "starting hand (169) and seat", _make(decision, False), key=(P,)),
+                                  "starting hand (169) and seat", _make(decision, 0), key=(P,)),
+            "medium": Abstraction("slovak", decision, "medium", N_HAND * 9 * P, 3,
+                                  "starting hand and how many of each card's rank are in sight elsewhere, "
+                                  "and seat", _make(decision, 1), key=(P,)),
             "fine": Abstraction("slovak", decision, "fine", N_FINE1 * P, 3,
                                 "starting hand, its ranks and suit in sight elsewhere, the best pair "
-                                "shown, and seat", _make(decision, True), key=(P,)),
+                                "shown, and seat", _make(decision, 2), key=(P,)),
         }
     return {
         "coarse": Abstraction("slovak", decision, "coarse", N_COARSE2 * P, 3,
                               "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "rank groups of the face-up cards, and seat", _make(decision, False), key=(P,)),
+                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,)),
+        "medium": Abstraction("slovak", decision, "medium", 18 ** 3 * 91 * P, 3,
+                              "per action the made hand and draw of the kept face-up cards with the flop, "
+                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,)),
         "fine": Abstraction("slovak", decision, "fine", N_FINE2 * P, 3,
                             "exact ranks of the face-up cards and the flop, flush-relevant suit counts, "
-                            "and seat", _make(decision, True), key=(P,)),
+                            "and seat", _make(decision, 2), key=(P,)),
     }

@@ -11,10 +11,10 @@ action m throws the cards at the canonical positions of m's bits.
   of the table (later seats face a shorter stub and have seen more draws).
 - ``coarse`` (43,316 buckets): the ranks of the five cards (6,188 multisets)
   and their flush shape: at most three of a suit, four of a suit with the odd
-  card at canonical position 1-5, or five of a suit. ``coarse`` is a function
-  of ``fine``.
+  card at canonical position 1-5, or five of a suit.
+- ``medium`` (86,632 buckets): ``coarse`` and the half of the table.
 
-Neither reads the flop: the own-five half of the pot is the five cards alone,
+None reads the flop: the own-five half of the pot is the five cards alone,
 and the flop enters only the Omaha half.
 
 **open** (keep 0, refuse 1; asked after throwing exactly one card):
@@ -24,7 +24,10 @@ and the flop enters only the Omaha half.
 - ``coarse`` (501 buckets): the kept cards' rank pattern (four different,
   a pair, two pair, trips, quads), how many kept cards share the open card's
   rank (0-3), its rank group (2-5, 6-8, 9-J, Q-K, A) and how many kept cards
-  share its suit (0-4). ``coarse`` is a function of ``fine``.
+  share its suit (0-4).
+- ``medium`` (1,301 buckets): ``coarse`` with the open card's exact rank.
+
+Each granularity is a function of the next finer one.
 
 Rows without an open card (only keep is legal) get the last bucket.
 """
@@ -43,11 +46,14 @@ N_RANKS5 = 6_188
 N_COARSE_DRAW = N_RANKS5 * 7
 N_FINE_OPEN = N_CLASS4 * 52 + 1
 N_COARSE_OPEN = 5 * 4 * 5 * 5 + 1
+N_MEDIUM_OPEN = 5 * 4 * 13 * 5 + 1
+OPEN_SIZES = (N_COARSE_OPEN, N_MEDIUM_OPEN, N_FINE_OPEN)
 RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
 
 
 @njit(cache=True, nogil=True)
-def _draw_kernel(hand, seat, n_players, fine, keys5, comb, out, canon):
+def _draw_kernel(hand, seat, n_players, level, keys5, comb, out, canon):
+    fine = level == 2
     n = hand.shape[0]
     cards = np.empty(5, np.int64)
     sr = np.empty(4, np.int64)
@@ -106,10 +112,13 @@ def _draw_kernel(hand, seat, n_players, fine, keys5, comb, out, canon):
                 if (cards[order[k]] & 3) != ms:
                     fl = 1 + k
         out[i] = multiset_index(st, 5, comb) * 7 + fl
+        if level == 1:
+            out[i] = out[i] * 2 + half
 
 
 @njit(cache=True, nogil=True)
-def _open_kernel(hand, mask, open_card, fine, keys4, out):
+def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
+    fine = level == 2
     n = hand.shape[0]
     cards = np.empty(4, np.int64)
     sr = np.empty(4, np.int64)
@@ -118,7 +127,7 @@ def _open_kernel(hand, mask, open_card, fine, keys4, out):
     for i in range(n):
         oc = open_card[i]
         if oc < 0:
-            out[i] = N_FINE_OPEN - 1 if fine else N_COARSE_OPEN - 1
+            out[i] = empty
             continue
         k = 0
         for j in range(5):
@@ -162,29 +171,33 @@ def _open_kernel(hand, mask, open_card, fine, keys4, out):
             pat = 1
         else:
             pat = 0
-        out[i] = ((pat * 4 + rc[oc >> 2]) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit
+        rank = rc[oc >> 2]
+        if level == 1:
+            out[i] = ((pat * 4 + rank) * 13 + (oc >> 2)) * 5 + same_suit
+        else:
+            out[i] = ((pat * 4 + rank) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit
 
 
-def _draw(fine):
+def _draw(level):
     def kernel(obs, round=0):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
         n = hand.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 32), np.int64)
-        _draw_kernel(hand, int(obs["seat"]), int(obs["n_players"]), fine, class_keys(5), COMB, out, canon)
+        _draw_kernel(hand, int(obs["seat"]), int(obs["n_players"]), level, class_keys(5), COMB, out, canon)
         return out, canon
 
     return kernel
 
 
-def _open(fine):
+def _open(level):
     def kernel(obs, round=0):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
         n = hand.shape[0]
         out = np.empty(n, np.int64)
         _open_kernel(hand, np.ascontiguousarray(obs["mask"], dtype=np.int8),
-                     np.ascontiguousarray(obs["open_card"], dtype=np.int8), fine,
-                     class_keys(4) if fine else np.zeros(1, np.int64), out)
+                     np.ascontiguousarray(obs["open_card"], dtype=np.int8), level,
+                     class_keys(4) if level == 2 else np.zeros(1, np.int64), OPEN_SIZES[level] - 1, out)
         return out, identity_canon(n, 2)
 
     return kernel
@@ -195,16 +208,22 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     if decision == "draw":
         return {
             "coarse": Abstraction("sviten", "draw", "coarse", N_COARSE_DRAW, 32,
-                                  "ranks of the five cards (6,188) and their flush shape (7)", _draw(False),
+                                  "ranks of the five cards (6,188) and their flush shape (7)", _draw(0),
                                   key=(P,)),
+            "medium": Abstraction("sviten", "draw", "medium", N_COARSE_DRAW * 2, 32,
+                                  "ranks of the five cards, their flush shape, and the half of the table "
+                                  "the seat sits in", _draw(1), key=(P,)),
             "fine": Abstraction("sviten", "draw", "fine", N_FINE_DRAW, 32,
                                 "exact suit-isomorphic class of the five cards (134,459) and the half of "
-                                "the table the seat sits in", _draw(True), key=(P,)),
+                                "the table the seat sits in", _draw(2), key=(P,)),
         }
     return {
         "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
                               "kept cards' rank pattern; the open card's pairs, rank group and suit count",
-                              _open(False), key=(P,)),
+                              _open(0), key=(P,)),
+        "medium": Abstraction("sviten", "open", "medium", N_MEDIUM_OPEN, 2,
+                              "kept cards' rank pattern; the open card's pairs, rank and suit count",
+                              _open(1), key=(P,)),
         "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
-                            "exact class of the four kept cards with the open card", _open(True), key=(P,)),
+                            "exact class of the four kept cards with the open card", _open(2), key=(P,)),
     }

@@ -19,7 +19,12 @@ states; the number held says the round (5, 4, 3 cards; lowball 6, 5, 4).
   1,085,188 discard buckets (high), 10,660 for ``last``; lowball 902,538.
 - ``coarse``: rank groups (2-5, 6-8, 9-J, Q-K, A; lowball A-3, 4-5, 6-7, 8-10,
   J-K) x the classes: 15,368 discard buckets (high), 680 for ``last``; lowball
-  7,722. ``coarse`` is a function of ``fine``.
+  7,722.
+- ``medium``: eight rank groups (2-3, 4-5, 6-7, 8, 9-T, J, Q-K, A; lowball
+  A-2, 3, 4-5, 6, 7, 8-9, T, J-K) x the classes: 118,430 discard buckets
+  (high), 2,600 for ``last``; lowball 73,644.
+
+Each granularity is a function of the next finer one (the groups nest).
 
 The scoring option changes what a bucket is worth, not what it means; a table
 file records the options and refuses others.
@@ -32,13 +37,18 @@ from numba import njit
 from . import Abstraction
 from ._common import COMB, multiset_index, n_multisets
 
-HIGH_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
+# rank groups per granularity (coarse, medium, fine), each nested in the one before
+HIGH_GROUPS = (np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64),   # 2-5 6-8 9-J Q-K A
+               np.array([0, 0, 1, 1, 2, 2, 3, 4, 4, 5, 6, 6, 7], np.int64),   # 2-3 4-5 6-7 8 9-T J Q-K A
+               np.arange(13, dtype=np.int64))
 # lowball: rank index with the ace low (A=0, 2=1, ..., K=12)
-LOW_GROUP = np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64)
+LOW_GROUPS = (np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64),    # A-3 4-5 6-7 8-T J-K
+              np.array([0, 0, 1, 2, 2, 3, 4, 5, 5, 6, 7, 7, 7], np.int64),    # A-2 3 4-5 6 7 8-9 T J-K
+              np.arange(13, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
-def _kernel(hand, held, centre, towers, lowball, fine, last, offsets, comb, out, canon):
+def _kernel(hand, held, centre, towers, lowball, groups, last, offsets, comb, out, canon):
     n, h = hand.shape
     state = np.empty(h, np.int64)
     order = np.empty(h, np.int64)
@@ -76,8 +86,7 @@ def _kernel(hand, held, centre, towers, lowball, fine, last, offsets, comb, out,
             else:
                 cls = 2 if rc[r] > 0 else (1 if sc[c & 3] >= 3 else 0)
                 rank = r
-            if not fine:
-                rank = (LOW_GROUP[rank] if lowball else HIGH_GROUP[rank])
+            rank = groups[rank]
             # held cards first (larger keys), then thrown ones
             state[j] = (rank * n_class + cls) if held[i, j] else -1 - j
         # sort positions by state high to low, stable
@@ -112,8 +121,9 @@ def _offsets(n_states: int, h: int, last: bool):
     return np.array([0, sizes[0], sizes[0] + sizes[1]], np.int64), sum(sizes)
 
 
-def _make(lowball: bool, fine: bool, last: bool, h: int):
-    n_states = (13 if fine else 5) * (2 if lowball else 3)
+def _make(lowball: bool, level: int, last: bool, h: int):
+    groups = (LOW_GROUPS if lowball else HIGH_GROUPS)[level]
+    n_states = int(groups.max() + 1) * (2 if lowball else 3)
     offsets, total = _offsets(n_states, h, last)
 
     def kernel(obs, round=0):
@@ -123,7 +133,7 @@ def _make(lowball: bool, fine: bool, last: bool, h: int):
         canon = np.empty((n, h + 1 if last else h), np.int64)
         _kernel(hand, np.ascontiguousarray(obs["held"], dtype=np.bool_),
                 np.ascontiguousarray(obs["centre"], dtype=np.int8),
-                np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, fine, last, offsets, COMB,
+                np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, groups, last, offsets, COMB,
                 out, canon)
         return out, canon
 
@@ -135,9 +145,9 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     last = decision == "last"
     key = (n_players, tuple(sorted(variant.opts.items())))
     out = {}
-    for name, fine in (("coarse", False), ("fine", True)):
-        kernel, total = _make(lowball, fine, last, h)
-        ranks = "ranks" if fine else "rank groups"
+    for level, name in enumerate(("coarse", "medium", "fine")):
+        kernel, total = _make(lowball, level, last, h)
+        ranks = ("5 rank groups", "8 rank groups", "ranks")[level]
         out[name] = Abstraction(
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
