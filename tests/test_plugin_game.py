@@ -188,7 +188,7 @@ def test_the_plug_in_example_in_the_docs_keeps_the_contract(tmp_path, monkeypatc
         from pickhigh_game import PickHigh
 
         assert check_variant(PickHigh) == ["pickhigh"]
-        assert PickHigh().hidden_slots(2, 0) == [3, 4, 5, 11, 12]  # the other seat's hole cards, turn, river
+        assert PickHigh().hidden_slots(2, 0) == [3, 4, 5, 9, 10]  # the other seat's hole cards, turn, river
     finally:
         strategies.unregister("pickhigh", "drop", "lowest")
         sys.modules.pop("pickhigh_game", None)
