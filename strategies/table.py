@@ -351,11 +351,18 @@ def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec):
 
 # -- the spec ``table:FILE`` -------------------------------------------------------------
 
-_FILES: dict = {}
+_FILES: "OrderedDict" = None  # (path, mtime, size) -> TableFile, the few most recent
 _POLICIES: dict = {}
+_KEEP_FILES = 4
 
 
-def _load_cached(path) -> TableFile:
+def _load_cached(path):
+    """``(key, TableFile)``: a file is read again only when it changed on disk."""
+    global _FILES
+    from collections import OrderedDict
+
+    if _FILES is None:
+        _FILES = OrderedDict()
     full = os.path.abspath(os.fspath(path))
     try:
         st = os.stat(full)
@@ -365,28 +372,34 @@ def _load_cached(path) -> TableFile:
     tf = _FILES.get(key)
     if tf is None:
         tf = load_table(path)
-        _FILES.clear()  # keep one file's arrays (the latest): tables can be large
         _FILES[key] = tf
-    return tf
+        while len(_FILES) > _KEEP_FILES:  # tables can be large: keep a few
+            old, _ = _FILES.popitem(last=False)
+            for k in [k for k in _POLICIES if k[0] == old]:
+                del _POLICIES[k]
+    else:
+        _FILES.move_to_end(key)
+    return key, tf
 
 
 def make_table_policy(variant, decision: str, *parts):
-    """``table:FILE``: the policy for ``decision`` from the table file FILE (cached per file)."""
+    """``table:FILE``: the policy for ``decision`` from the table file FILE. One object per file,
+    variant and decision, so that tables of a paired run that ask it the same thing share answers."""
     if not parts:
         raise ValueError("table: name the table file (table:FILE)")
     path = ":".join(parts)
-    tf = _load_cached(path)
+    key, tf = _load_cached(path)
     tf.check(variant, None, decision)
-    key = (os.path.abspath(path), tf.header["n_players"], id(tf), variant.label, decision)
-    pol = _POLICIES.get(key)
+    pkey = (key, variant.label, decision)
+    pol = _POLICIES.get(pkey)
     if pol is None:
-        pol = _POLICIES[key] = tf.strategy(variant, decision)
+        pol = _POLICIES[pkey] = tf.strategy(variant, decision)
     return pol
 
 
 def file_decisions(variant, spec: str) -> tuple:
     """The decisions a bare ``table:FILE`` spec covers: those the file holds."""
-    tf = _load_cached(spec.partition(":")[2])
+    tf = _load_cached(spec.partition(":")[2])[1]
     tf.check(variant)
     return tf.decisions
 

@@ -171,6 +171,13 @@ def test_pure_trait(tmp):
     fn = resolve("estonian", "pass", f"table:{p}")[1]
     assert policy_traits(fn)["pure"] is True and fn.pure
     assert resolve("estonian", "pass", f"table:{p}")[1] is fn  # one object per file: alike answers are shared
+    q = tmp / "u.npz"
+    _pure(q, k=1)
+    other = resolve("estonian", "pass", f"table:{q}")[1]
+    assert other is not fn and resolve("estonian", "pass", f"table:{p}")[1] is fn
+    # a file written again is read again
+    os.utime(p, ns=(1, 1))
+    assert resolve("estonian", "pass", f"table:{p}")[1] is not fn
 
 
 @pytest.mark.parametrize("what,make,message", [
