@@ -273,3 +273,20 @@ def test_cli_plays_a_table(tmp):
     bad = subprocess.run([sys.executable, "-m", "simcore.cli", "simulate", "estonian", "--players", "5",
                           "--deals", "2000", "--hero", f"table:{p}"], capture_output=True, text=True, cwd=tmp)
     assert bad.returncode != 0 and "made for 6 players, not 5" in bad.stderr
+
+
+def test_a_table_can_play_tapiola_last_best_exactly(tmp):
+    """Tapiola's last buckets say whether keeping three is at least as good as the best throw,
+    and the canonical order puts that throw first: the table 'keep if so, else canonical 1'
+    is `last=best`, deal for deal."""
+    for level in ("coarse", "fine"):
+        a = get_abstraction("tapiola", "last", 4, level)
+        t = np.where(np.arange(a.n_buckets) % 2 == 1, 0, 1).astype(np.int64)
+        p = tmp / f"last-{level}.npz"
+        save_table(p, game="tapiola", options={}, n_players=4, abstraction=level, tables={"last": t})
+        kw = dict(seed=11, **SMALL)
+        r1 = simulate("tapiola", 4, 4000, hero=f"last=table:{p}", field="last=best", **kw)
+        r2 = simulate("tapiola", 4, 4000, hero="last=best", field="last=best", **kw)
+        assert _numbers(r1).equals(_numbers(r2))
+        r3 = simulate("tapiola", 4, 4000, hero="last=never", field="last=best", **kw)
+        assert not _numbers(r3).equals(_numbers(r2))

@@ -4,25 +4,33 @@ Each held card gets a *state*: its rank and its class, where the class says
 what it does with the cards in sight (the centre and the tower cards dealt so
 far):
 
-- high game: 2 it pairs a visible card; else 1 its suit has at least three
-  cards among the held cards, the centre and the visible towers; else 0;
+- high game: it pairs a visible card; else (``coarse`` and ``medium`` only: in
+  ``fine`` the exact ranks say it) it pairs another held card; else its suit
+  has at least three cards among the held cards, the centre and the visible
+  towers; else none of these;
 - lowball: 1 it pairs a visible card or another held card, else 0 (ranks count
   the ace low).
 
-The held cards are put in canonical order by state, high to low (rank first,
-then class; equal states keep their hand order), the thrown positions after
-them. Canonical action k throws the k-th card of that order (``last``: 0 keeps
-all, 1 + k throws the k-th). A bucket is the multiset of the held cards'
-states; the number held says the round (5, 4, 3 cards; lowball 6, 5, 4).
+A bucket is the multiset of the held cards' states; the number held says the
+round (5, 4, 3 cards; lowball 6, 5, 4). A ``last`` bucket also says whether
+keeping three makes a final hand at least as strong as the best throw (x 2).
+
+Canonical order: first the held card whose throw leaves the best hand the
+other held cards make with what is in sight (high: three of them, or two and
+the centre, with one card of each tower dealt; lowball: three, the centre and
+the towers; at ``last`` the final hands; equal hands: the higher state), then
+the others by state, high to low (rank first, then class; equal states keep
+their hand order), the thrown positions last. Canonical action k throws the
+k-th card of that order (``last``: 0 keeps all, 1 + k throws the k-th).
 
 - ``fine``: states of 13 ranks x the classes (39 high, 26 lowball):
-  1,085,188 discard buckets (high), 10,660 for ``last``; lowball 902,538.
+  1,085,188 discard buckets (high), 21,320 for ``last``; lowball 902,538.
 - ``coarse``: rank groups (2-5, 6-8, 9-J, Q-K, A; lowball A-3, 4-5, 6-7, 8-10,
-  J-K) x the classes: 15,368 discard buckets (high), 680 for ``last``; lowball
-  7,722.
+  J-K) x the classes (20 high, 10 lowball): 52,899 discard buckets (high),
+  3,080 for ``last``; lowball 7,722.
 - ``medium``: eight rank groups (2-3, 4-5, 6-7, 8, 9-T, J, Q-K, A; lowball
-  A-2, 3, 4-5, 6, 7, 8-9, T, J-K) x the classes: 118,430 discard buckets
-  (high), 2,600 for ``last``; lowball 73,644.
+  A-2, 3, 4-5, 6, 7, 8-9, T, J-K) x the classes (32 high, 16 lowball):
+  435,336 discard buckets (high), 11,968 for ``last``; lowball 73,644.
 
 Each granularity is a function of the next finer one (the groups nest).
 
@@ -34,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..variants.tapiola import best_high, best_low
 from . import Abstraction
 from ._common import COMB, multiset_index, n_multisets
 
@@ -48,7 +57,48 @@ LOW_GROUPS = (np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64),    # 
 
 
 @njit(cache=True, nogil=True)
-def _kernel(hand, held, centre, towers, lowball, groups, last, offsets, comb, out, canon):
+def _throw_values(hand, held, centre, towers, lowball, last, c, vals):
+    """``vals[j]``: the best hand the held cards other than j make with what is in sight (high:
+    three of them, or two and the centre, with one card of each tower dealt; lowball: three, the
+    centre and the towers); -2 for cards not held. Returns the value of keeping all three
+    (``last``), else -1."""
+    h = hand.shape[0]
+    keep = -1
+    if last:
+        m = 0
+        for j in range(h):
+            if held[j]:
+                c[m] = hand[j]
+                m += 1
+        keep = best_high(c[0], c[1], c[2], towers)
+    for skip in range(h):
+        vals[skip] = -2
+        if not held[skip]:
+            continue
+        m = 0
+        for j in range(h):
+            if held[j] and j != skip:
+                c[m] = hand[j]
+                m += 1
+        best = -1
+        for a in range(m):
+            for b in range(a + 1, m):
+                if not lowball:
+                    best = max(best, best_high(c[a], c[b], centre, towers))
+                if last:
+                    continue
+                for d in range(b + 1, m):
+                    if lowball:
+                        v = best_low(c[a], c[b], c[d], centre, towers)
+                    else:
+                        v = best_high(c[a], c[b], c[d], towers)
+                    best = max(best, v)
+        vals[skip] = best
+    return keep
+
+
+@njit(cache=True, nogil=True)
+def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets, comb, out, canon):
     n, h = hand.shape
     state = np.empty(h, np.int64)
     order = np.empty(h, np.int64)
@@ -56,7 +106,9 @@ def _kernel(hand, held, centre, towers, lowball, groups, last, offsets, comb, ou
     rc = np.zeros(13, np.int64)
     hrc = np.zeros(13, np.int64)
     sc = np.zeros(4, np.int64)
-    n_class = 2 if lowball else 3
+    vals = np.empty(h, np.int64)
+    sort_key = np.empty(h, np.int64)
+    work = np.empty(h, np.int64)
     for i in range(n):
         for r in range(13):
             rc[r] = 0
@@ -84,21 +136,29 @@ def _kernel(hand, held, centre, towers, lowball, groups, last, offsets, comb, ou
                 cls = 1 if (rc[r] > 0 or hrc[r] > 1) else 0
                 rank = lr
             else:
-                cls = 2 if rc[r] > 0 else (1 if sc[c & 3] >= 3 else 0)
+                if n_class == 4:
+                    cls = 3 if rc[r] > 0 else (2 if hrc[r] > 1 else (1 if sc[c & 3] >= 3 else 0))
+                else:
+                    cls = 2 if rc[r] > 0 else (1 if sc[c & 3] >= 3 else 0)
                 rank = r
             rank = groups[rank]
             # held cards first (larger keys), then thrown ones
             state[j] = (rank * n_class + cls) if held[i, j] else -1 - j
-        # sort positions by state high to low, stable
+        # the multiset of the held cards' states, high to low
         for j in range(h):
-            order[j] = j
-        for j in range(1, h):
-            x = order[j]
-            t = j - 1
-            while t >= 0 and state[order[t]] < state[x]:
-                order[t + 1] = order[t]
-                t -= 1
-            order[t + 1] = x
+            sort_key[j] = state[j]
+        _sort_desc(sort_key, order)
+        for q in range(k):
+            sorted_states[q] = state[order[q]]
+        # canonical order: the throw that leaves the best hand first (on equal hands the
+        # higher state), then by state high to low, thrown positions last
+        keep = _throw_values(hand[i], held[i], centre[i], towers[i], lowball, last, work, vals)
+        best = order[0]
+        for q in range(k):
+            if vals[order[q]] > vals[best]:
+                best = order[q]
+        sort_key[best] = 1 << 40
+        _sort_desc(sort_key, order)
         for q in range(h):
             if last:
                 canon[i, 1 + order[q]] = 1 + q
@@ -106,24 +166,41 @@ def _kernel(hand, held, centre, towers, lowball, groups, last, offsets, comb, ou
                 canon[i, order[q]] = q
         if last:
             canon[i, 0] = 0
-        for q in range(k):
-            sorted_states[q] = state[order[q]]
         rnd = h - k
         if rnd < 0 or rnd > 2:
             rnd = 2
-        out[i] = offsets[rnd] + multiset_index(sorted_states, k, comb)
+        b = offsets[rnd] + multiset_index(sorted_states, k, comb)
+        if last:  # and whether keeping three is at least as good as the best throw
+            b = b * 2 + (1 if keep >= vals[best] else 0)
+        out[i] = b
+
+
+@njit(cache=True, nogil=True)
+def _sort_desc(keys, order):
+    """Positions by ``keys`` high to low, stable."""
+    h = keys.shape[0]
+    for j in range(h):
+        order[j] = j
+    for j in range(1, h):
+        x = order[j]
+        t = j - 1
+        while t >= 0 and keys[order[t]] < keys[x]:
+            order[t + 1] = order[t]
+            t -= 1
+        order[t + 1] = x
 
 
 def _offsets(n_states: int, h: int, last: bool):
     if last:
-        return np.array([0, 0, 0], np.int64), n_multisets(n_states, h - 2)
+        return np.array([0, 0, 0], np.int64), 2 * n_multisets(n_states, h - 2)
     sizes = [n_multisets(n_states, h - r) for r in range(3)]
     return np.array([0, sizes[0], sizes[0] + sizes[1]], np.int64), sum(sizes)
 
 
 def _make(lowball: bool, level: int, last: bool, h: int):
     groups = (LOW_GROUPS if lowball else HIGH_GROUPS)[level]
-    n_states = int(groups.max() + 1) * (2 if lowball else 3)
+    n_class = 2 if lowball else (3 if level == 2 else 4)
+    n_states = int(groups.max() + 1) * n_class
     offsets, total = _offsets(n_states, h, last)
 
     def kernel(obs, round=0):
@@ -133,7 +210,7 @@ def _make(lowball: bool, level: int, last: bool, h: int):
         canon = np.empty((n, h + 1 if last else h), np.int64)
         _kernel(hand, np.ascontiguousarray(obs["held"], dtype=np.bool_),
                 np.ascontiguousarray(obs["centre"], dtype=np.int8),
-                np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, groups, last, offsets, COMB,
+                np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, groups, n_class, last, offsets, COMB,
                 out, canon)
         return out, canon
 
@@ -151,5 +228,6 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         out[name] = Abstraction(
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
-            "sight); the number held gives the round", kernel, key=key)
+            "sight); the number held gives the round", kernel, key=key,
+            version=2)
     return out
