@@ -193,3 +193,18 @@ def test_seat_is_in_the_bucket_where_order_matters():
         a = get_abstraction(v, decision, P, "fine")
         other = dict(obs, seat=(obs["seat"] + P - 1) % P)
         assert not np.array_equal(a.buckets(obs), a.buckets(other)), game
+
+
+def test_every_bucket_reads_in_words(played):
+    """describe() decodes a bucket id: distinct buckets read differently (the decoding loses
+    nothing), and an id outside the range is refused."""
+    for v, P, d, calls in played:
+        for name, a in abstractions(v, d, P).items():
+            seen = {}
+            for obs in calls[:3]:
+                for b in np.unique(a.buckets(obs)):
+                    seen[int(b)] = a.describe(int(b))
+            texts = list(seen.values())
+            assert all(texts) and len(set(texts)) == len(texts), (v.label, d, name)
+            with pytest.raises(ValueError, match="outside"):
+                a.describe(a.n_buckets)

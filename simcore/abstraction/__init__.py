@@ -58,6 +58,7 @@ class Abstraction:
     kernel: Callable = field(repr=False, compare=False)
     version: int = 1
     key: tuple = ()  # what else the buckets depend on (player count, options), for table files
+    describer: Callable | None = field(default=None, repr=False, compare=False)
 
     def observe(self, obs: dict, round: int | None = None):
         """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation."""
@@ -72,6 +73,16 @@ class Abstraction:
     def actions(self, obs: dict, round: int | None = None) -> np.ndarray:
         """``canon (n, n_actions) int64``: the canonical index of each real action."""
         return self.observe(obs, round)[1]
+
+    def describe(self, bucket: int) -> str:
+        """What bucket ``bucket`` says, in words (for reports); a ValueError outside the range."""
+        b = int(bucket)
+        if not 0 <= b < self.n_buckets:
+            raise ValueError(f"bucket {bucket} is outside 0..{self.n_buckets - 1} ({self.game} {self.decision} "
+                             f"{self.name})")
+        if self.describer is None:
+            return f"{self.decision} bucket {b}"
+        return self.describer(b)
 
     def identity(self) -> dict:
         """What a table file records to refuse another abstraction."""

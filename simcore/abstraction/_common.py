@@ -224,3 +224,35 @@ def class_id(keys, key):
         else:
             hi = mid
     return lo
+
+
+# -- describing buckets (reports) -----------------------------------------------------------
+
+RANKS = "23456789TJQKA"
+RANK_GROUP_NAMES = ("2-5", "6-8", "9-J", "Q-K", "A")
+MADE_NAMES = ("high card", "pair", "two pair", "trips", "straight or flush", "full house+")
+DRAW_NAMES = ("", " + gutshot/backdoor flush", " + open-ender/flush draw")
+
+
+def multiset_unrank(index: int, k: int, n_states: int) -> list:
+    """The states (high to low) of multiset id ``index`` (see :func:`multiset_index`)."""
+    out = []
+    for j in range(k):
+        r = k - j
+        b = r - 1
+        while COMB[b + 1, r] <= index:
+            b += 1
+        index -= COMB[b, r]
+        out.append(b - (k - 1 - j))
+    return out
+
+
+def multiset_ranks(table: np.ndarray, index: int) -> str:
+    """The ranks (high to low) whose id in a :data:`MULTI2`/:data:`MULTI3` table is ``index``."""
+    where = np.argwhere(table == index)[0]
+    return "".join(RANKS[r] for r in where)
+
+
+def per_action_state(c: int) -> str:
+    """Text of a made-hand-and-draw state (``made * 3 + draw``)."""
+    return MADE_NAMES[c // 3] + DRAW_NAMES[c % 3]

@@ -35,7 +35,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import MULTI3, N_MULTI3, dense_ids, made_class, sort_desc, straight_state
+from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, per_action_state,
+                      sort_desc, straight_state)
 
 
 def _flush_combos() -> np.ndarray:
@@ -150,19 +151,48 @@ _COARSE, _MEDIUM, _FINE = _make(0), _make(1), _make(2)
 N_MEDIUM = N_COARSE_ACTION ** 3 * 455
 
 
+_ORD = ("1st", "2nd", "3rd")
+
+
+def _actions_text(code: int, verb: str) -> str:
+    states = (code // 324, (code // 18) % 18, code % 18)
+    return "; ".join(f"{verb} the {_ORD[k]} keeps {per_action_state(c)}" for k, c in enumerate(states))
+
+
+def _describe(level: int, verb: str):
+    flush_codes = {int(i): c for c, i in enumerate(FLUSH_IDS) if i >= 0}
+
+    def describe(b: int) -> str:
+        if level == 0:
+            code, hi, lo = b // 25, (b // 5) % 5, b % 5
+            return f"highest card {RANK_GROUP_NAMES[hi]}, lowest {RANK_GROUP_NAMES[lo]}; " + _actions_text(code, verb)
+        if level == 1:
+            return f"cards {multiset_ranks(MULTI3, b % 455)}; " + _actions_text(b // 455, verb)
+        code = flush_codes[b % 19]
+        most = ", ".join(f"{verb} the {_ORD[k]}: {('<=2', '3', '4', '5')[(code >> (4 - 2 * k)) & 3]}"
+                         for k in range(3))
+        return (f"cards {multiset_ranks(MULTI3, b // (19 * 455))} on a {multiset_ranks(MULTI3, (b // 19) % 455)} "
+                f"flop; most cards of one suit with the flop ({most})")
+
+    return describe
+
+
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     what = "the card to pass" if decision == "pass" else "the card to discard"
+    verb = "passing" if decision == "pass" else "discarding"
     return {
         "coarse": Abstraction(
             "estonian", decision, "coarse", N_COARSE, 3,
             f"{what}, in rank order; per action the made hand (6 classes) and best draw (3) the kept "
-            "pair makes with the flop; rank groups of the highest and lowest card", _COARSE, key=(n_players,)),
+            "pair makes with the flop; rank groups of the highest and lowest card", _COARSE, key=(n_players,),
+            describer=_describe(0, verb)),
         "medium": Abstraction(
             "estonian", decision, "medium", N_MEDIUM, 3,
             f"{what}, in rank order; per action the made hand and best draw the kept pair makes with "
-            "the flop; exact ranks of the three cards", _MEDIUM, key=(n_players,)),
+            "the flop; exact ranks of the three cards", _MEDIUM, key=(n_players,), describer=_describe(1, verb)),
         "fine": Abstraction(
             "estonian", decision, "fine", N_FINE, 3,
             f"{what}, in rank order; exact ranks of the three cards and of the flop, and per action "
-            "the most cards of one suit among the kept pair and the flop", _FINE, key=(n_players,)),
+            "the most cards of one suit among the kept pair and the flop", _FINE, key=(n_players,),
+            describer=_describe(2, verb)),
     }

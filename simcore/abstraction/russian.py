@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import COMB, multiset_index, n_multisets
+from ._common import COMB, multiset_index, multiset_unrank, n_multisets
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
 N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 180, 60, 30
@@ -134,19 +134,50 @@ def _make(level: int):
     return kernel
 
 
+_MADE = ("high card", "a pair", "two pair", "trips+")
+_EFFECT = ("the card does nothing", "the card keeps it alive", "the card pairs it")
+
+
+def _hand_text(level: int, x: int) -> str:
+    if level == 2:
+        rest, effect = divmod(x, 3)
+        rest, draw = divmod(rest, 3)
+        pc, made = divmod(rest, 4)
+        draw_text = {0: "", 1: ", straight possible", 2: ", flush possible"}[draw]
+        return f"{pc} given, {_MADE[made]}{draw_text}: {_EFFECT[effect]}"
+    rest, effect = divmod(x, 3)
+    if level == 1:
+        pc, made = divmod(rest, 4)
+        return f"{pc} given, {_MADE[made]}: {_EFFECT[effect]}"
+    pc, paired = divmod(rest, 2)
+    return f"{pc} given, {'pair or better' if paired else 'no pair'}: {_EFFECT[effect]}"
+
+
+def _describe(level: int, P: int):
+    n_states = (N_COARSE_STATES, N_MEDIUM_STATES, N_FINE_STATES)[level]
+
+    def describe(b: int) -> str:
+        m, seat = divmod(b, P)
+        states = multiset_unrank(m, 3, n_states)
+        hands = "; ".join(f"hand {k + 1} (canonical) {_hand_text(level, x)}" for k, x in enumerate(states))
+        return f"seat {seat}; {hands}"
+
+    return describe
+
+
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
     return {
         "coarse": Abstraction(
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it) and the seat",
-            _make(0), key=(P,)),
+            _make(0), key=(P,), describer=_describe(0, P)),
         "medium": Abstraction(
             "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * P, 3,
             "the three hands' states (cards given, made hand, what the card does on it) and the seat",
-            _make(1), key=(P,)),
+            _make(1), key=(P,), describer=_describe(1, P)),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it) and the seat", _make(2), key=(P,)),
+            "the card does on it) and the seat", _make(2), key=(P,), describer=_describe(2, P)),
     }

@@ -43,7 +43,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import MULTI2, MULTI3, made_class, popcount, sort_desc, straight_state
+from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, made_class, multiset_ranks, per_action_state,
+                      straight_state)
 
 N_HAND = 169
 N_FINE1 = N_HAND * 9 * 3 * 4
@@ -206,27 +207,74 @@ def _make(decision, level):
     return kernel
 
 
+def _hand_text(hc: int) -> str:
+    x, y = divmod(hc, 13)
+    return f"{RANKS[y]}{RANKS[x]} suited" if x < y else f"{RANKS[x]}{RANKS[y]}" + ("" if x == y else " offsuit")
+
+
+def _describe(decision: str, level: int, P: int):
+    def describe(b: int) -> str:
+        seat, b = b % P, b // P
+        where = f"seat {seat}"
+        if decision == "exchange1":
+            if level == 0:
+                return f"{_hand_text(b)}, {where}"
+            if level == 2:
+                b, threat = divmod(b, 4)
+                b, su = divmod(b, 3)
+            hc, d = divmod(b, 9)
+            text = f"{_hand_text(hc)}, {where}; in sight elsewhere: {d // 3} and {d % 3} of their ranks (2 = 2+)"
+            if level == 2:
+                text += (f"; {('0-1', '2-3', '4+')[su]} of the suit" if "suited" in _hand_text(hc) else "")
+                text += "; best pair shown: " + ("none", "2-8", "9-Q", "K-A")[threat]
+            return text
+        if level == 2:
+            b, su = divmod(b, 13)
+            m2, m3 = divmod(b, 455)
+            suits = (f"suited, {su} of the suit on the flop" if su < 4 else
+                     f"offsuit, flop cards of each card's suit: {('<=1', '2', '3')[(su - 4) // 3]} and "
+                     f"{('<=1', '2', '3')[(su - 4) % 3]}")
+            return f"{multiset_ranks(MULTI2, m2)} on a {multiset_ranks(MULTI3, m3)} flop, {suits}, {where}"
+        if level == 1:
+            code, m2 = divmod(b, 91)
+            cards = multiset_ranks(MULTI2, m2)
+        else:
+            code, g = divmod(b, 25)
+            cards = f"{RANK_GROUP_NAMES[g // 5]} and {RANK_GROUP_NAMES[g % 5]}"
+        states = (code // 324, (code // 18) % 18, code % 18)
+        return (f"face up {cards}, {where}; declining makes {per_action_state(states[0])}; mucking the "
+                f"higher keeps {per_action_state(states[1])}; mucking the lower keeps {per_action_state(states[2])}")
+
+    return describe
+
+
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
     if decision == "exchange1":
         return {
             "coarse": Abstraction("slovak", decision, "coarse", N_HAND * P, 3,
-                                  "starting hand (169) and seat", _make(decision, 0), key=(P,)),
+                                  "starting hand (169) and seat", _make(decision, 0), key=(P,),
+                              describer=_describe(decision, 0, P)),
             "medium": Abstraction("slovak", decision, "medium", N_HAND * 9 * P, 3,
                                   "starting hand and how many of each card's rank are in sight elsewhere, "
-                                  "and seat", _make(decision, 1), key=(P,)),
+                                  "and seat", _make(decision, 1), key=(P,),
+                              describer=_describe(decision, 1, P)),
             "fine": Abstraction("slovak", decision, "fine", N_FINE1 * P, 3,
                                 "starting hand, its ranks and suit in sight elsewhere, the best pair "
-                                "shown, and seat", _make(decision, 2), key=(P,)),
+                                "shown, and seat", _make(decision, 2), key=(P,),
+                              describer=_describe(decision, 2, P)),
         }
     return {
         "coarse": Abstraction("slovak", decision, "coarse", N_COARSE2 * P, 3,
                               "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,)),
+                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,),
+                              describer=_describe(decision, 0, P)),
         "medium": Abstraction("slovak", decision, "medium", 18 ** 3 * 91 * P, 3,
                               "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,)),
+                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,),
+                              describer=_describe(decision, 1, P)),
         "fine": Abstraction("slovak", decision, "fine", N_FINE2 * P, 3,
                             "exact ranks of the face-up cards and the flop, flush-relevant suit counts, "
-                            "and seat", _make(decision, 2), key=(P,)),
+                            "and seat", _make(decision, 2), key=(P,),
+                              describer=_describe(decision, 2, P)),
     }

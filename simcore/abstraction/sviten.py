@@ -37,7 +37,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction, identity_canon
-from ._common import COMB, canonical_suits, class_id, class_keys, multiset_index
+from ._common import (COMB, RANK_GROUP_NAMES, RANKS, canonical_suits, class_id, class_keys, multiset_index,
+                      multiset_unrank)
 
 N_CLASS5 = 134_459
 N_CLASS4 = 16_432
@@ -203,27 +204,83 @@ def _open(level):
     return kernel
 
 
+_SUITS = "shdc"  # how a class's suits are shown: its first suit as spades, and so on
+_PATTERNS = ("four different ranks", "a pair", "two pair", "trips", "quads")
+
+
+def _class_cards(k: int, cls: int) -> str:
+    """A hand of suit-isomorphic class ``cls`` of k cards, its suits named in class order."""
+    key = int(class_keys(k)[cls])
+    cards = []
+    for j in range(4):
+        mask = (key >> (13 * (3 - j))) & 0x1FFF
+        cards += [(r, j) for r in range(12, -1, -1) if (mask >> r) & 1]
+    cards.sort(key=lambda c: (-c[0], c[1]))
+    return " ".join(RANKS[r] + _SUITS[j] for r, j in cards)
+
+
+def _describe_draw(level: int):
+    def describe(b: int) -> str:
+        half = ""
+        if level >= 1:
+            b, h = divmod(b, 2)
+            half = ", " + ("second" if h else "first") + " half of the table"
+        if level == 2:
+            return _class_cards(5, b) + half
+        ms, fl = divmod(b, 7)
+        ranks = "".join(RANKS[r] for r in multiset_unrank(ms, 5, 13))
+        shape = ("at most three of a suit" if fl == 0 else "five of a suit" if fl == 6 else
+                 f"four of a suit, the odd card {('1st', '2nd', '3rd', '4th', '5th')[fl - 1]}")
+        return f"{ranks}, {shape}{half}"
+
+    return describe
+
+
+def _describe_open(level: int):
+    empty = OPEN_SIZES[level] - 1
+
+    def describe(b: int) -> str:
+        if b == empty:
+            return "no open card (only keep is legal)"
+        if level == 2:
+            cls, rest = divmod(b, 52)
+            r, code = divmod(rest, 4)
+            return f"kept {_class_cards(4, cls)}; open card {RANKS[r]}{_SUITS[code]}"
+        b, same_suit = divmod(b, 5)
+        if level == 1:
+            b, r = divmod(b, 13)
+            rank = RANKS[r]
+        else:
+            b, g = divmod(b, 5)
+            rank = RANK_GROUP_NAMES[g]
+        pat, pairs = divmod(b, 4)
+        return (f"kept {_PATTERNS[pat]}; open card {rank}, pairing {pairs} kept card(s), {same_suit} kept "
+                "card(s) of its suit")
+
+    return describe
+
+
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
     if decision == "draw":
         return {
             "coarse": Abstraction("sviten", "draw", "coarse", N_COARSE_DRAW, 32,
                                   "ranks of the five cards (6,188) and their flush shape (7)", _draw(0),
-                                  key=(P,)),
+                                  key=(P,), describer=_describe_draw(0)),
             "medium": Abstraction("sviten", "draw", "medium", N_COARSE_DRAW * 2, 32,
                                   "ranks of the five cards, their flush shape, and the half of the table "
-                                  "the seat sits in", _draw(1), key=(P,)),
+                                  "the seat sits in", _draw(1), key=(P,), describer=_describe_draw(1)),
             "fine": Abstraction("sviten", "draw", "fine", N_FINE_DRAW, 32,
                                 "exact suit-isomorphic class of the five cards (134,459) and the half of "
-                                "the table the seat sits in", _draw(2), key=(P,)),
+                                "the table the seat sits in", _draw(2), key=(P,), describer=_describe_draw(2)),
         }
     return {
         "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
                               "kept cards' rank pattern; the open card's pairs, rank group and suit count",
-                              _open(0), key=(P,)),
+                              _open(0), key=(P,), describer=_describe_open(0)),
         "medium": Abstraction("sviten", "open", "medium", N_MEDIUM_OPEN, 2,
                               "kept cards' rank pattern; the open card's pairs, rank and suit count",
-                              _open(1), key=(P,)),
+                              _open(1), key=(P,), describer=_describe_open(1)),
         "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
-                            "exact class of the four kept cards with the open card", _open(2), key=(P,)),
+                            "exact class of the four kept cards with the open card", _open(2), key=(P,), describer=_describe_open(2)),
     }

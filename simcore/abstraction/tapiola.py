@@ -44,7 +44,7 @@ from numba import njit
 
 from ..variants.tapiola import best_high, best_low
 from . import Abstraction
-from ._common import COMB, multiset_index, n_multisets
+from ._common import COMB, multiset_index, multiset_unrank, n_multisets
 
 # rank groups per granularity (coarse, medium, fine), each nested in the one before
 HIGH_GROUPS = (np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64),   # 2-5 6-8 9-J Q-K A
@@ -214,7 +214,37 @@ def _make(lowball: bool, level: int, last: bool, h: int):
                 out, canon)
         return out, canon
 
-    return kernel, total
+    return kernel, total, _describer(lowball, level, last, h, groups, n_class, n_states, offsets)
+
+
+_GROUP_NAMES = {
+    (False, 0): ("2-5", "6-8", "9-J", "Q-K", "A"), (False, 1): ("2-3", "4-5", "6-7", "8", "9-T", "J", "Q-K", "A"),
+    (True, 0): ("A-3", "4-5", "6-7", "8-T", "J-K"), (True, 1): ("A-2", "3", "4-5", "6", "7", "8-9", "T", "J-K"),
+    (False, 2): tuple("23456789TJQKA"), (True, 2): tuple("A23456789TJQK"),
+}
+_CLASS_NAMES = {2: ("", " pairing"), 3: ("", " suited", " pairing the board"),
+                4: ("", " suited", " paired in hand", " pairing the board")}
+
+
+def _describer(lowball, level, last, h, groups, n_class, n_states, offsets):
+    names = _GROUP_NAMES[(lowball, level)]
+
+    def describe(b: int) -> str:
+        keep = None
+        if last:
+            b, keep = divmod(b, 2)
+            rnd = 2
+        else:
+            rnd = max(r for r in range(3) if offsets[r] <= b)
+        k = h - rnd
+        states = multiset_unrank(b - int(offsets[rnd]), k, n_states)
+        cards = ", ".join(names[x // n_class] + _CLASS_NAMES[n_class][x % n_class] for x in states)
+        text = f"round {rnd + 1}, holding {cards}"
+        if keep is not None:
+            text += "; keeping three is " + ("at least as good as" if keep else "worse than") + " the best throw"
+        return text
+
+    return describe
 
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
@@ -223,11 +253,11 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     key = (n_players, tuple(sorted(variant.opts.items())))
     out = {}
     for level, name in enumerate(("coarse", "medium", "fine")):
-        kernel, total = _make(lowball, level, last, h)
+        kernel, total, describer = _make(lowball, level, last, h)
         ranks = ("5 rank groups", "8 rank groups", "ranks")[level]
         out[name] = Abstraction(
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
             "sight); the number held gives the round", kernel, key=key,
-            version=2)
+            version=2, describer=describer)
     return out
