@@ -32,6 +32,10 @@ The promises, in the order they are checked:
     same cards under other strategies (every policy the game registered, so
     fast paths are covered), on every deal or every other one, give those
     actions and that outcome exactly.
+``alternatives``
+    ``play_alternatives`` gives each table exactly what it gives played
+    alone (tables that differ in strategies and forced actions, as a
+    comparison or a rollout plays them).
 ``hiding``
     dealing anew the slots ``hidden_slots`` names changes nothing a seat is
     shown (the message names the slot that leaks).
@@ -54,11 +58,12 @@ import threading
 
 import numpy as np
 
-from .engine import NoRollout, Situation, Variant, deal_block, play_block, seat_streams
+from .engine import NoRollout, Situation, Variant, deal_block, play_block, play_tables, seat_streams
 from .engine.deal import block_seeds, deal
 from .engine.variant import Table
 
-CHECKS = ("declaration", "play", "observations", "forced", "hiding", "rollout", "threads", "blocks", "stateless")
+CHECKS = ("declaration", "play", "observations", "forced", "alternatives", "hiding", "rollout", "threads", "blocks",
+          "stateless")
 SCALARS = {"seat", "n_players", "decision", "variant", "round"}
 
 
@@ -401,6 +406,42 @@ class _Checker:
                         self.fail(f"forced actions not followed: deal {i} replayed with every action forced as "
                                   f"first played gives {what} {getattr(out, what)[i].tolist()}, not "
                                   f"{getattr(base, what)[i].tolist()} (lineup {label}, forced on {how})")
+
+    def check_alternatives(self):
+        v = self.v
+        if not v.decisions:
+            return
+        P = self.tables[len(self.tables) // 2]
+        if P not in self.random_play:
+            self.random_play[P] = self.play(P, self.empty(P), self.random_lineup(P), seed=P, n=self.n)
+        cards, chance, base = self.random_play[P]
+        n = cards.shape[0]
+        even = np.arange(n) % 2 == 0
+        # every lineup twice: free, and with the random play's actions forced on every other
+        # deal; then one seat's first decision forced alone (a rollout's or an analysis's table)
+        first = min(base.actions, key=lambda k: (k[2], [d.name for d in v.decisions].index(k[1]), k[0]))
+        alts = []
+        for label, lineup in [("random", self.random_lineup(P))] + self.own_lineups(P):
+            alts.append((label + ", free", lineup, {}))
+            alts.append((label + ", forced on every other deal", lineup,
+                         {k: np.where(even, a, -1).astype(np.int64) for k, a in base.actions.items()}))
+        alts.append(("random, one decision forced", self.random_lineup(P), {first: base.actions[first]}))
+
+        def tables():
+            return [Table(v, P, lu, [np.random.default_rng(500 + p) for p in range(P)], f, chance, True)
+                    for _, lu, f in alts]
+
+        together = play_tables(v, cards, tables())
+        for (label, lineup, forced), out in zip(alts, together):
+            alone = play_block(v, cards, P, lineup, [np.random.default_rng(500 + p) for p in range(P)], forced,
+                               chance, record=True)
+            for what in ("payoffs", "wins", "ties", "categories"):
+                if not np.array_equal(getattr(out, what), getattr(alone, what)):
+                    self.fail(f"play_alternatives gives table '{label}' other {what} than playing it alone "
+                              f"({len(alts)} tables, {P} players)")
+            if out.actions.keys() != alone.actions.keys() or any(
+                    not np.array_equal(out.actions[k], alone.actions[k]) for k in alone.actions):
+                self.fail(f"play_alternatives records other actions for table '{label}' than playing it alone")
 
     def observe(self, P, seat, cards, chance):
         """What ``seat`` (random) is shown when every other seat takes its first legal action."""

@@ -82,6 +82,16 @@ class Remembers(TrumpPoints):
         return _play(self, cards, n_players, table)
 
 
+class SharesTooMuch(TrumpPoints):
+    """Plays alternatives once, as if every table were the first (a sharing bug)."""
+
+    name = "toy-shares"
+
+    def play_alternatives(self, cards, n_players, tables):
+        out = self.play(cards, n_players, tables[0])
+        return [out] * len(tables)
+
+
 class NoLayout(TrumpPoints):
     """Declares no slot layout and does not say its hidden slots either."""
 
@@ -165,6 +175,10 @@ def test_a_decision_never_taken_fails():
 
 def test_an_undeclared_observation_key_fails():
     _fails(Undeclared, "observations", "undeclared: ['extra']")
+
+
+def test_alternatives_played_other_than_alone_fail():
+    _fails(SharesTooMuch, "alternatives", "play_alternatives", "than playing it alone")
 
 
 def test_state_kept_on_the_instance_fails():

@@ -240,6 +240,7 @@ class AnalysisResult(RunResult):
     round: int | None = None
     unit: str = "pot share"
     options: dict = None
+    conditions: tuple = ()  # what the numbers are conditioned on beyond hand and board (the header says)
 
     def table(self):
         """Actions sorted by share, with intervals and the paired gap to the best."""

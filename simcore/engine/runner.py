@@ -21,8 +21,8 @@ import numpy as np
 
 from .blocks import DEFAULT_BLOCK, Job, deal_block, play_block, play_tables, seat_streams
 from .checks import (
-    check_block_size, check_deals, check_every, check_flag, check_min_deals, check_precision, check_seed,
-    check_situation,
+    check_block_memory, check_block_size, check_deals, check_every, check_flag, check_min_deals, check_precision,
+    check_seed, check_situation, check_workers,
 )
 from .executors import BlockTask, default_workers
 from .match import PayoffRows, match_chances
@@ -32,7 +32,7 @@ from .stats import MIN_STOP_DEALS, PairedStats, SeatStats, Z95
 from .variant import Situation, Variant
 
 __all__ = [
-    "run_simulation", "run_comparison", "run_analysis", "SeatReduce", "PairedReduce",
+    "run_simulation", "run_comparison", "run_analysis", "SeatReduce", "PairedReduce", "NothingToDecide",
     # from the modules the engine was split into
     "DEFAULT_BLOCK", "Job", "deal_block", "play_block", "play_tables", "seat_streams", "map_blocks", "RunInfo",
     "SimulationResult", "ComparisonResult", "AnalysisResult", "json_ready", "check_deals", "check_seed",
@@ -64,6 +64,11 @@ def _run(job, n_deals, reduce, merge, done, threads, progress, make_result, run=
     return make_result(acc, info)
 
 
+class NothingToDecide(ValueError):
+    """An analysis whose decision offers the hero one legal action (or none) in the situation:
+    there is no question to answer, so nothing is played."""
+
+
 def _run_settings(kind: str, job: Job, n_deals: int, workers, executor, scheduler, checkpoint, resume,
                   checkpoint_every, **identity) -> dict:
     """map_blocks' executor and checkpoint arguments for a run (see run_simulation)."""
@@ -71,6 +76,9 @@ def _run_settings(kind: str, job: Job, n_deals: int, workers, executor, schedule
 
     ckpt = None
     check_every(checkpoint_every)
+    if job.block_size > DEFAULT_BLOCK:  # the default always runs; a bigger block must fit in memory
+        check_block_memory(job.variant, job.n_players, len(job.lineups), job.block_size, n_deals,
+                           check_workers(workers) or default_workers())
     if checkpoint is not None or resume is not None:
         every = DEFAULT_EVERY if checkpoint_every is None else checkpoint_every
         ckpt = Checkpoint(run_header(kind, job, n_deals, **identity), checkpoint, resume, every)
@@ -228,10 +236,18 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
             situation = variant.situation_of(n_players, known, hero_seat, presets)
         actions = variant.analysis_actions(dec.name, situation)
         labels = [variant.analysis_label(dec.name, a, situation) for a in actions]
+        if len(actions) < 2:  # no question: never play millions of deals to "separate" one action
+            at = f"{variant.name} {dec.name}" + (f" (round {int(round) + 1})" if round is not None else "")
+            raise NothingToDecide(
+                f"nothing to decide: at {at} seat {hero_seat} has "
+                + (f"one legal action here ({labels[0]})" if labels else "no legal action here")
+                + "; the situation's value is what simulate gives for it (pvsim simulate with the same "
+                  "situation flags)")
         key = (hero_seat, dec.name) if round is None else (hero_seat, dec.name, int(round))
         forced = [{**presets, key: a} for a in actions]
+        conditions = tuple(variant.analysis_conditions(dec.name, situation))
     else:
-        forced, labels = [presets], ["play"]
+        forced, labels, conditions = [presets], ["play"], ()
     job = Job(variant, n_players, [lineup] * len(forced), known, check_seed(seed), check_block_size(block_size),
               forced)
     reduce = PairedReduce(int(hero_seat))
@@ -248,6 +264,6 @@ def run_analysis(variant: Variant, n_players: int, lineup, decision: str | None,
         stats = acc or PairedStats(len(forced))
         return AnalysisResult(variant.name, n_players, int(seed), decision, labels, stats, info,
                               stats.separated() if len(forced) > 1 else True, hero_seat, round,
-                              variant.payoff_unit, dict(variant.opts))
+                              variant.payoff_unit, dict(variant.opts), conditions)
 
     return _run(job, n_deals, reduce, _merge, done, threads, progress, make, run)
