@@ -35,9 +35,9 @@ def default_policy(variant, decision: str) -> str:
 
 def _check_players_type(n_players) -> None:
     """A player count that is not a whole number is a type error, not one of range."""
-    import numpy as np
+    from .engine.checks import is_whole
 
-    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)):
+    if not is_whole(n_players):
         raise ValueError(f"the number of players must be a whole number (an int), got {n_players!r} "
                          f"({type(n_players).__name__})")
 

@@ -468,7 +468,8 @@ def cmd_analyze(args) -> int:
               + (f", board {board}" if board else "")
               + (f", decision {r.decision}" if r.decision else "")
               + (f" (round {r.round + 1})" if r.round is not None else "")
-              + f": {d['deals']:,} deals, {len(r.labels)} actions tried, {verdict}")
+              + f": {d['deals']:,} deals, {len(r.labels)} actions tried, {verdict}"
+              + "".join(f"\n{line}" for line in r.conditions))
     cols = ["action", "share", "ci_low", "ci_high", "diff_vs_best", "diff_ci_low", "diff_ci_high"]
     df = r.table()
     if args.format == "csv":

@@ -298,3 +298,109 @@ def test_a_ctrl_c_that_is_no_strategy_of_the_user_names_nothing(registered):
     registered("estonian", "pass", "test-builtin-ctrl-c", ours)
     r = simulate("estonian", 3, 5000, hero="pass=test-builtin-ctrl-c", threads=1, progress=False)
     assert r.info.interrupted and r.info.interrupted_by is None and "interrupted_by" not in r.to_dict()
+
+
+# -- analyses with one action: nothing to decide ------------------------------------------------
+
+
+RUSSIAN_LAST = ["--players", "2", "--hand", "Qs", "--board", "2c 3d 4h", "--hand1", "As Ad Ac Ah", "--hand2",
+                "Ks Kd Kc Kh", "--hand3", "5s 6s 7s"]
+
+
+def test_an_analysis_with_one_legal_action_says_there_is_nothing_to_decide(capsys):
+    import time
+
+    from simcore.engine.runner import NothingToDecide
+
+    start = time.perf_counter()
+    code, out, err = run(capsys, "analyze", "russian", *RUSSIAN_LAST, "--no-progress")
+    one_line_error(code, err, "analyze", "nothing to decide")
+    assert "one legal action here (hand 3)" in err and "round 12" in err and out == ""
+    assert time.perf_counter() - start < 30  # not 2,000,000 deals
+    with pytest.raises(NothingToDecide, match="hand 3"):
+        analyze("russian", 2, "Qs", "2c 3d 4h", extra={"hand1": "As Ad Ac Ah", "hand2": "Ks Kd Kc Kh",
+                                                        "hand3": "5s 6s"}, progress=False)
+    # The situation itself still has a value.
+    code, out, _ = run(capsys, "simulate", "russian", *RUSSIAN_LAST, "--deals", "2000", "--no-progress")
+    assert code == 0 and "2,000 deals" in out
+
+
+def test_an_analysis_with_two_actions_still_runs():
+    r = analyze("russian", 2, "Qs", "2c 3d 4h", extra={"hand1": "As Ad Ac Ah", "hand2": "Ks Kd Kc"},
+                n_deals=3000, stop_early=False, progress=False)
+    assert r.labels == ["hand 2", "hand 3"] and r.stats.n == 3000
+
+
+# -- what an analysis is conditioned on --------------------------------------------------------
+
+
+def test_a_sviten_draw_analysis_given_the_open_card_says_it_is_conditioned_on_it(capsys):
+    code, out, _ = run(capsys, *SVITEN, "--open", "9h", "--decision", "draw", "--deals", "3000", "--no-stop",
+                       "--no-progress")
+    header = out.split("\n  ")[0]
+    assert code == 0 and "decision draw" in header and "conditioned on --open 9h" in header
+    r = analyze("sviten", 2, "Qs Qd 9c 5h 2s", "Qh 8d 7s", decision="draw", extra={"open": "9h"}, n_deals=2000,
+                stop_early=False, progress=False)
+    assert any("9h" in c for c in r.conditions)
+    code, out, _ = run(capsys, *SVITEN, "--deals", "3000", "--no-stop", "--no-progress")
+    assert code == 0 and "conditioned" not in out  # without --open the draw is not conditioned
+
+
+# -- block sizes beyond the machine ---------------------------------------------------------------
+
+
+def test_a_block_size_beyond_the_machine_memory_is_refused_naming_the_figures(monkeypatch, capsys):
+    from simcore.engine import checks
+
+    monkeypatch.setattr(checks, "machine_memory", lambda: 8 * 2**30)
+    with pytest.raises(ValueError, match="block size 50,000,000") as e:
+        simulate("sviten", 9, 50_000_000, block_size=50_000_000, progress=False)
+    text = str(e.value)
+    assert "1,200 bytes a deal for sviten with 9 players" in text and "8.0 GiB" in text
+    assert "at most 3,579,139" in text  # 4 GiB / 1,200 bytes
+    code, _, err = run(capsys, "simulate", "sviten", "--players", "9", "--deals", "50000000", "--block-size",
+                       "50000000", "--no-progress")
+    one_line_error(code, err, "simulate", "--block-size")
+    assert "GiB" in err
+    # An analysis holds every action's outcomes: 32 Sviten draws need far more a deal.
+    with pytest.raises(ValueError, match="32 alternatives"):
+        analyze("sviten", 9, "Qs Qd 9c 5h 2s", "Qh 8d 7s", block_size=1_000_000, workers=2, progress=False)
+
+
+def test_an_absurd_block_size_is_refused_on_any_machine():
+    with pytest.raises(ValueError, match="block size 10,000,000,000,000 .* GiB"):
+        simulate("holdem", 2, 10**13, block_size=10**13, progress=False)
+
+
+def test_block_sizes_that_fit_still_run(monkeypatch):
+    from simcore.engine import checks
+
+    monkeypatch.setattr(checks, "machine_memory", lambda: 2**20)  # 1 MiB: only the default is exempt
+    assert simulate("holdem", 2, 2000, progress=False).n_deals == 2000  # the default block always runs
+    monkeypatch.setattr(checks, "machine_memory", lambda: 8 * 2**30)
+    r = simulate("holdem", 2, 3000, block_size=1_000_000, progress=False)  # one block of 3,000 deals
+    assert r.n_deals == 3000
+
+
+def test_the_memory_estimate_is_above_what_a_block_holds():
+    # The estimate is an upper bound: measured with tracemalloc on one block of each kind.
+    import tracemalloc
+
+    from simcore.api import _registry
+    from simcore.engine.blocks import Job
+    from simcore.engine.checks import deal_bytes
+    from simcore.variants import get_variant
+
+    n = 20_000
+    for name, players in (("holdem", 9), ("estonian", 6), ("sviten", 9), ("russian", 4), ("tapiola", 9)):
+        v = get_variant(name)
+        lineup = _registry().lineup(v, players, None, None, None)
+        job = Job(v, players, [lineup], np.full(v.n_slots(players), -1, np.int8), 0, n, [{}])
+        job.run_block(0, 200)  # compiled, caches warm
+        tracemalloc.start()
+        try:
+            job.run_block(0, n)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak / n <= deal_bytes(players), (name, players, peak / n)
