@@ -69,10 +69,10 @@ def _situation(v, n_players, hero_seat, hand, board, known, fields):
         if isinstance(cards, str) and not cards.strip():  # not "random cards" in disguise
             raise ValueError(f"{what} is empty: give cards such as 'As Ks', or None for random ones")
     fields = {k: x for k, x in (fields or {}).items() if x is not None}
-    if known is None:
-        v.check_fields(fields)
+    if known is None:  # setup checks the players, the seat and the fields (the base class)
         sit = v.setup(n_players, hand=hand, board=board, seat=seat, **fields)
     else:
+        v.check_fields(fields)
         sit = v.situation_of(n_players, check_situation(v, n_players, known), seat, None, hand, board, **fields)
     check_situation(v, n_players, sit.known)
     return sit
