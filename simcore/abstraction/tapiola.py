@@ -61,39 +61,38 @@ def _throw_values(hand, held, centre, towers, lowball, last, c, vals):
     """``vals[j]``: the best hand the held cards other than j make with what is in sight (high:
     three of them, or two and the centre, with one card of each tower dealt; lowball: three, the
     centre and the towers); -2 for cards not held. Returns the value of keeping all three
-    (``last``), else -1."""
+    (``last``), else -1. Each subset of held cards is valued once and counts for every card
+    it leaves out."""
     h = hand.shape[0]
+    m = 0
+    for j in range(h):
+        vals[j] = -1 if held[j] else -2
+        if held[j]:
+            c[m] = j
+            m += 1
     keep = -1
-    if last:
-        m = 0
-        for j in range(h):
-            if held[j]:
-                c[m] = hand[j]
-                m += 1
-        keep = best_high(c[0], c[1], c[2], towers)
-    for skip in range(h):
-        vals[skip] = -2
-        if not held[skip]:
-            continue
-        m = 0
-        for j in range(h):
-            if held[j] and j != skip:
-                c[m] = hand[j]
-                m += 1
-        best = -1
-        for a in range(m):
-            for b in range(a + 1, m):
-                if not lowball:
-                    best = max(best, best_high(c[a], c[b], centre, towers))
+    for x in range(m):
+        for y in range(x + 1, m):
+            a, b = c[x], c[y]
+            if not lowball:
+                v = best_high(hand[a], hand[b], centre, towers)
+                for t in range(m):
+                    j = c[t]
+                    if j != a and j != b and v > vals[j]:
+                        vals[j] = v
+            for z in range(y + 1, m):
+                d = c[z]
+                if lowball:
+                    v = best_low(hand[a], hand[b], hand[d], centre, towers)
+                else:
+                    v = best_high(hand[a], hand[b], hand[d], towers)
                 if last:
+                    keep = max(keep, v)
                     continue
-                for d in range(b + 1, m):
-                    if lowball:
-                        v = best_low(c[a], c[b], c[d], centre, towers)
-                    else:
-                        v = best_high(c[a], c[b], c[d], towers)
-                    best = max(best, v)
-        vals[skip] = best
+                for t in range(m):
+                    j = c[t]
+                    if j != a and j != b and j != d and v > vals[j]:
+                        vals[j] = v
     return keep
 
 
