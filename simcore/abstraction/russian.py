@@ -34,9 +34,13 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import COMB, multiset_index, multiset_unrank, n_multisets
+from ._common import COMB, multiset_index, multiset_unrank, n_multisets, popcount
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
+# FITS[mask]: the ranks of ``mask`` lie inside one five-rank window (the ace also low)
+FITS = np.zeros(1 << 13, np.bool_)
+for _w in _WINDOWS:
+    FITS[np.arange(1 << 13)[(np.arange(1 << 13) & ~_w) == 0]] = True
 N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 180, 60, 30
 
 
@@ -64,8 +68,6 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
             if own_down[i, k] >= 0:
                 cards[m] = own_down[i, k]
                 m += 1
-            for r in range(13):
-                rc[r] = 0
             mask = 0
             one_suit = True
             for t in range(m):
@@ -74,17 +76,17 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
                 one_suit = one_suit and (cards[t] & 3) == (cards[0] & 3)
             pairs = 0
             trips = False
-            for r in range(13):
-                pairs += rc[r] == 2
-                trips = trips or rc[r] >= 3
+            for t in range(m):
+                r = cards[t] >> 2
+                if (mask >> r) & 1:  # each rank once
+                    pairs += rc[r] == 2
+                    trips = trips or rc[r] >= 3
+                    mask ^= 1 << r
+            for t in range(m):
+                mask |= 1 << (cards[t] >> 2)
             made = 3 if trips else min(pairs, 2)
-            distinct = True
-            for r in range(13):
-                distinct = distinct and rc[r] <= 1
-            straight = False
-            if distinct:
-                for w in range(_WINDOWS.shape[0]):
-                    straight = straight or (mask & ~_WINDOWS[w]) == 0
+            distinct = popcount(mask) == m
+            straight = distinct and FITS[mask]
             draw = 2 if one_suit else (1 if straight else 0)
             pc = placed[i, seat, k]
             effect = 0
@@ -93,11 +95,10 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
                     effect = 2
                 elif (one_suit and xs == (cards[0] & 3)):
                     effect = 1
-                elif straight:
-                    nm = mask | (1 << xr)
-                    for w in range(_WINDOWS.shape[0]):
-                        if (nm & ~_WINDOWS[w]) == 0:
-                            effect = 1
+                elif straight and FITS[mask | (1 << xr)]:
+                    effect = 1
+            for t in range(m):
+                rc[cards[t] >> 2] = 0
             if level == 2:
                 state[k] = ((pc * 4 + made) * 3 + draw) * 3 + effect
             elif level == 1:
@@ -125,8 +126,8 @@ def _make(level: int):
         n = flop.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
-        _kernel(flop, np.ascontiguousarray(obs["up"], dtype=np.int8),
-                np.ascontiguousarray(obs["placed"], dtype=np.int8),
+        _kernel(flop, np.asarray(obs["up"], dtype=np.int8),
+                np.asarray(obs["placed"], dtype=np.int8),
                 np.ascontiguousarray(obs["own_down"], dtype=np.int8),
                 np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), level, COMB, out, canon)
         return out, canon
