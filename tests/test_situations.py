@@ -205,3 +205,32 @@ def test_register_variant_names_conflicts_and_forgets_cleanly():
     assert "mine" not in variant_classes()
     with pytest.raises(ValueError, match="unknown variant 'mine'"):
         get_variant("mine")
+
+
+# -- Outcome.state --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,spec", [("russian", "place=by-rank"), ("russian", "random"), ("sviten", None)])
+def test_an_outcome_carries_the_final_state_when_asked(name, spec):
+    import strategies
+    from simcore.engine import deal_block, play_block
+
+    v, P, n = get_variant(name), 3, 300
+    cards, chance = deal_block(v, np.full(v.n_slots(P), -1, np.int8), n, P, np.random.default_rng(5))
+    lu = strategies.lineup(v, P, spec, spec)
+
+    def play(keep):
+        rngs = [np.random.default_rng(20 + p) for p in range(P)]
+        return play_block(v, cards, P, lu, rngs, None, chance, record=True, keep_state=keep)
+
+    plain, kept = play(False), play(True)
+    assert plain.state is None and kept.state is not None
+    assert np.array_equal(plain.payoffs, kept.payoffs)  # asking changes nothing played
+    assert all(np.array_equal(plain.actions[k], kept.actions[k]) for k in plain.actions)
+    if name == "russian":  # the final hands: the showdown of the state is the outcome
+        assert np.array_equal(R.showdown(**kept.state)["payoffs"], kept.payoffs)
+    else:  # the Service: every seat's final five cards and the board, all distinct
+        hands = kept.state.hands
+        assert hands.shape == (n, P, 5) and (hands >= 0).all()
+        flat = np.concatenate([hands.reshape(n, -1), kept.state.board], axis=1)
+        assert (np.sort(flat, axis=1)[:, 1:] != np.sort(flat, axis=1)[:, :-1]).all()

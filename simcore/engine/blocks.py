@@ -34,7 +34,7 @@ def deal_block(variant: Variant, known: np.ndarray, n_deals: int, n_players: int
 
 def play_block(variant: Variant, cards: np.ndarray, n_players: int, lineup, rngs,
                forced: dict | None = None, chance: np.ndarray | None = None,
-               record: bool = False) -> Outcome:
+               record: bool = False, keep_state: bool = False) -> Outcome:
     """Play a dealt block to the showdown with one lineup.
 
     Parameters
@@ -46,8 +46,10 @@ def play_block(variant: Variant, cards: np.ndarray, n_players: int, lineup, rngs
     forced : {(seat, decision[, round]): (n,) int64 actions, -1 where free}.
     chance : (n, k) uint32 chance draws (see :func:`deal_block`).
     record : also return every decision's actions in ``outcome.actions``.
+    keep_state : ask the variant for its final state in ``outcome.state`` (experiments).
     """
-    return play_tables(variant, cards, [Table(variant, n_players, lineup, rngs, forced or {}, chance, record)])[0]
+    return play_tables(variant, cards, [Table(variant, n_players, lineup, rngs, forced or {}, chance, record,
+                                              keep_state=keep_state)])[0]
 
 
 def play_tables(variant: Variant, cards: np.ndarray, tables: list[Table]) -> list[Outcome]:
