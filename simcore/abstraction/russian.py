@@ -5,24 +5,25 @@ face-down card) gets a *state*:
 
 - how many cards it has been given (0 to 4; 4 is full, so not legal);
 - what it holds: high card, a pair, two pair, trips or better;
-- what it can still become: a flush (every card one suit), else a straight
-  (distinct ranks inside one five-rank window), else neither;
+- whether it can still become a flush (every card one suit) or a straight
+  (distinct ranks inside one five-rank window);
 - what the card to place does on it: pairs one of its ranks, else keeps its
   flush or straight possible, else nothing.
 
 Two wins out of three take the pot and hands differ only by their cards, so
 the hands are put in canonical order by state, high to low (equal states keep
 hand order); canonical action k places the card on the k-th hand of that
-order. A bucket is the multiset of the three states and the seat (seats place
-in turn; a later one has seen the others' cards of the round). The round is
-the number of cards the seat has given, so it is in the bucket.
+order. A bucket is the multiset of the three states, the rank group of the
+card to place (2-6, 7-T, J-A) and the seat (seats place in turn; a later one
+has seen the others' cards of the round). The round is the number of cards
+the seat has given, so it is in the bucket.
 
-- ``fine``: 180 states (5 x 4 x 3 x 3): 988,260 multisets x P seats
-  (3,953,040 at 4 players, 2,964,780 at 3).
+- ``fine``: 120 states (5 x 4 x 2 x 3): 295,240 multisets x 3 x P
+  (3,542,880 buckets at 4 players, 2,657,160 at 3).
 - ``coarse``: 30 states (cards given 0-4 x pair or better x what the card
-  does): 4,960 multisets x P seats.
+  does): 4,960 multisets x 3 x P.
 - ``medium``: 60 states (``fine``'s without the flush or straight still
-  possible): 37,820 multisets x P seats.
+  possible): 37,820 multisets x 3 x P.
 
 Each granularity is a function of the next finer one.
 
@@ -41,7 +42,7 @@ _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np
 FITS = np.zeros(1 << 13, np.bool_)
 for _w in _WINDOWS:
     FITS[np.arange(1 << 13)[(np.arange(1 << 13) & ~_w) == 0]] = True
-N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 180, 60, 30
+N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 120, 60, 30
 
 
 @njit(cache=True, nogil=True)
@@ -87,7 +88,7 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
             made = 3 if trips else min(pairs, 2)
             distinct = popcount(mask) == m
             straight = distinct and FITS[mask]
-            draw = 2 if one_suit else (1 if straight else 0)
+            draw = 1 if (one_suit or straight) else 0
             pc = placed[i, seat, k]
             effect = 0
             if pc < 4:
@@ -100,7 +101,7 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
             for t in range(m):
                 rc[cards[t] >> 2] = 0
             if level == 2:
-                state[k] = ((pc * 4 + made) * 3 + draw) * 3 + effect
+                state[k] = ((pc * 4 + made) * 2 + draw) * 3 + effect
             elif level == 1:
                 state[k] = (pc * 4 + made) * 3 + effect
             else:
@@ -117,7 +118,8 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
         for q in range(3):
             canon[i, order[q]] = q
             srt[q] = state[order[q]]
-        out[i] = multiset_index(srt, 3, comb) * P + seat
+        group = 0 if xr <= 4 else (1 if xr <= 8 else 2)
+        out[i] = (multiset_index(srt, 3, comb) * 3 + group) * P + seat
 
 
 def _make(level: int):
@@ -142,9 +144,9 @@ _EFFECT = ("the card does nothing", "the card keeps it alive", "the card pairs i
 def _hand_text(level: int, x: int) -> str:
     if level == 2:
         rest, effect = divmod(x, 3)
-        rest, draw = divmod(rest, 3)
+        rest, draw = divmod(rest, 2)
         pc, made = divmod(rest, 4)
-        draw_text = {0: "", 1: ", straight possible", 2: ", flush possible"}[draw]
+        draw_text = ", flush or straight possible" if draw else ""
         return f"{pc} given, {_MADE[made]}{draw_text}: {_EFFECT[effect]}"
     rest, effect = divmod(x, 3)
     if level == 1:
@@ -159,9 +161,10 @@ def _describe(level: int, P: int):
 
     def describe(b: int) -> str:
         m, seat = divmod(b, P)
+        m, group = divmod(m, 3)
         states = multiset_unrank(m, 3, n_states)
         hands = "; ".join(f"hand {k + 1} (canonical) {_hand_text(level, x)}" for k, x in enumerate(states))
-        return f"seat {seat}; {hands}"
+        return f"seat {seat}, a {('2-6', '7-T', 'J-A')[group]} to place; {hands}"
 
     return describe
 
@@ -170,15 +173,17 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     P = n_players
     return {
         "coarse": Abstraction(
-            "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * P, 3,
-            "the three hands' states (cards given, pair or better, what the card does on it) and the seat",
-            _make(0), key=(P,), describer=_describe(0, P)),
+            "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * 3 * P, 3,
+            "the three hands' states (cards given, pair or better, what the card does on it), the card's "
+            "rank group and the seat",
+            _make(0), key=(P,), version=2, describer=_describe(0, P)),
         "medium": Abstraction(
-            "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * P, 3,
-            "the three hands' states (cards given, made hand, what the card does on it) and the seat",
-            _make(1), key=(P,), describer=_describe(1, P)),
+            "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * 3 * P, 3,
+            "the three hands' states (cards given, made hand, what the card does on it), the card's rank "
+            "group and the seat",
+            _make(1), key=(P,), version=2, describer=_describe(1, P)),
         "fine": Abstraction(
-            "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * P, 3,
+            "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it) and the seat", _make(2), key=(P,), describer=_describe(2, P)),
+            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=2, describer=_describe(2, P)),
     }
