@@ -19,13 +19,17 @@ and the flop enters only the Omaha half.
 
 **open** (keep 0, refuse 1; asked after throwing exactly one card):
 
-- ``fine`` (854,465 buckets): the exact class of the four kept cards (16,432)
-  with the open card's rank and its suit's place in that class's suit order.
-- ``coarse`` (501 buckets): the kept cards' rank pattern (four different,
+- ``fine`` (2,563,393 buckets): the exact class of the four kept cards
+  (16,432) with the open card's rank and its suit's place in that class's
+  suit order.
+- ``coarse`` (1,501 buckets): the kept cards' rank pattern (four different,
   a pair, two pair, trips, quads), how many kept cards share the open card's
   rank (0-3), its rank group (2-5, 6-8, 9-J, Q-K, A) and how many kept cards
   share its suit (0-4).
-- ``medium`` (1,301 buckets): ``coarse`` with the open card's exact rank.
+- ``medium`` (3,901 buckets): ``coarse`` with the open card's exact rank.
+
+Each also says whether the open card's rank is below, equal to or above the
+thrown card's (x 3).
 
 Each granularity is a function of the next finer one.
 
@@ -45,9 +49,10 @@ N_CLASS4 = 16_432
 N_FINE_DRAW = N_CLASS5 * 2
 N_RANKS5 = 6_188
 N_COARSE_DRAW = N_RANKS5 * 7
-N_FINE_OPEN = N_CLASS4 * 52 + 1
-N_COARSE_OPEN = 5 * 4 * 5 * 5 + 1
-N_MEDIUM_OPEN = 5 * 4 * 13 * 5 + 1
+# x 3: the open card's rank below, equal to or above the thrown card's; + 1: no open card
+N_FINE_OPEN = N_CLASS4 * 52 * 3 + 1
+N_COARSE_OPEN = 5 * 4 * 5 * 5 * 3 + 1
+N_MEDIUM_OPEN = 5 * 4 * 13 * 5 * 3 + 1
 OPEN_SIZES = (N_COARSE_OPEN, N_MEDIUM_OPEN, N_FINE_OPEN)
 RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
 
@@ -131,10 +136,14 @@ def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
             out[i] = empty
             continue
         k = 0
+        thrown = 0
         for j in range(5):
             if not (mask[i] >> j) & 1:
                 cards[k] = hand[i, j]
                 k += 1
+            else:
+                thrown = hand[i, j] >> 2
+        vs = 0 if (oc >> 2) < thrown else (1 if (oc >> 2) == thrown else 2)
         if fine:
             ckey = canonical_suits(cards, 4, sr, scratch)
             present = 0
@@ -149,7 +158,7 @@ def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
                 code = 0
                 for t in range(4):
                     code += (present >> t) & 1
-            out[i] = class_id(keys4, ckey) * 52 + (oc >> 2) * 4 + code
+            out[i] = (class_id(keys4, ckey) * 52 + (oc >> 2) * 4 + code) * 3 + vs
             continue
         for r in range(13):
             rc[r] = 0
@@ -174,9 +183,9 @@ def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
             pat = 0
         rank = rc[oc >> 2]
         if level == 1:
-            out[i] = ((pat * 4 + rank) * 13 + (oc >> 2)) * 5 + same_suit
+            out[i] = (((pat * 4 + rank) * 13 + (oc >> 2)) * 5 + same_suit) * 3 + vs
         else:
-            out[i] = ((pat * 4 + rank) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit
+            out[i] = (((pat * 4 + rank) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit) * 3 + vs
 
 
 def _draw(level):
@@ -242,10 +251,12 @@ def _describe_open(level: int):
     def describe(b: int) -> str:
         if b == empty:
             return "no open card (only keep is legal)"
+        b, vs = divmod(b, 3)
+        than = ("lower than", "the rank of", "higher than")[vs] + " the thrown card"
         if level == 2:
             cls, rest = divmod(b, 52)
             r, code = divmod(rest, 4)
-            return f"kept {_class_cards(4, cls)}; open card {RANKS[r]}{_SUITS[code]}"
+            return f"kept {_class_cards(4, cls)}; open card {RANKS[r]}{_SUITS[code]}, {than}"
         b, same_suit = divmod(b, 5)
         if level == 1:
             b, r = divmod(b, 13)
@@ -254,8 +265,8 @@ def _describe_open(level: int):
             b, g = divmod(b, 5)
             rank = RANK_GROUP_NAMES[g]
         pat, pairs = divmod(b, 4)
-        return (f"kept {_PATTERNS[pat]}; open card {rank}, pairing {pairs} kept card(s), {same_suit} kept "
-                "card(s) of its suit")
+        return (f"kept {_PATTERNS[pat]}; open card {rank}, {than}, pairing {pairs} kept card(s), "
+                f"{same_suit} kept card(s) of its suit")
 
     return describe
 
@@ -276,11 +287,15 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         }
     return {
         "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
-                              "kept cards' rank pattern; the open card's pairs, rank group and suit count",
-                              _open(0), key=(P,), describer=_describe_open(0)),
+                              "kept cards' rank pattern; the open card's pairs, rank group, suit count and "
+                              "rank against the thrown card",
+                              _open(0), key=(P,), version=2, describer=_describe_open(0)),
         "medium": Abstraction("sviten", "open", "medium", N_MEDIUM_OPEN, 2,
-                              "kept cards' rank pattern; the open card's pairs, rank and suit count",
-                              _open(1), key=(P,), describer=_describe_open(1)),
+                              "kept cards' rank pattern; the open card's pairs, rank, suit count and rank "
+                              "against the thrown card",
+                              _open(1), key=(P,), version=2, describer=_describe_open(1)),
         "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
-                            "exact class of the four kept cards with the open card", _open(2), key=(P,), describer=_describe_open(2)),
+                            "exact class of the four kept cards with the open card, and the open card "
+                            "against the thrown one", _open(2), key=(P,), version=2,
+                            describer=_describe_open(2)),
     }
