@@ -192,3 +192,44 @@ def test_the_plug_in_example_in_the_docs_keeps_the_contract(tmp_path, monkeypatc
     finally:
         strategies.unregister("pickhigh", "drop", "lowest")
         sys.modules.pop("pickhigh_game", None)
+
+
+def test_a_game_registered_by_the_caller_only_runs_on_worker_processes():
+    # the toy game is registered in this process alone (register_variant, no entry point):
+    # a worker imports its module, registers the class there, and plays the same numbers
+    from toy_variant import register_toy, unregister_toy
+
+    register_toy()
+    try:
+        kw = dict(seed=7, block_size=1024, progress=False, workers=2)
+        runs = {}
+        for executor in ("threads", "processes"):
+            results = (simulate("toy", 3, 8192, executor=executor, **kw),
+                       analyze("toy", 3, "As Kd 7c 2h", extra={"discarded": "7c"}, n_deals=8192, stop_early=False,
+                               executor=executor, **kw))
+            assert [r.info.executor for r in results] == [executor] * 2
+            runs[executor] = [_json(r) for r in results]
+        assert runs["threads"] == runs["processes"] and runs["threads"][1]["round"] == 1
+    finally:
+        unregister_toy()
+        executors.shutdown_processes()
+
+
+def test_a_worker_registers_a_game_it_does_not_know_by_name():
+    # what a fresh worker process does with a run of a game the caller registered
+    import numpy as np
+
+    from simcore.engine.blocks import Job
+    from toy_variant import TrumpPoints, register_toy, unregister_toy
+
+    register_toy()
+    try:
+        v = simcore.get_variant("toy", bonus=5)
+        desc = executors.describe(Job(v, 2, [strategies.lineup(v, 2)], np.full(8, -1, np.int8), 1, 64, [{}]))
+        unregister_variant("toy")  # the worker knows the module, not the name
+        assert "toy" not in variant_classes()
+        job = executors.rebuild(desc)
+        assert variant_classes()["toy"] is TrumpPoints and job.variant.opts == {"bonus": 5}
+        assert job.variant is simcore.get_variant("toy", bonus=5)
+    finally:
+        unregister_toy()
