@@ -201,6 +201,8 @@ def test_a_closure_stays_on_threads_and_cannot_be_sent_to_processes():
     ({"forced": [{}]}, r"one dict of forced actions per alternative \(3\), got 1"),
     ({"forced": [{}, {}, 7]}, r"forced\[2\] must be a dict"),
     ({"reduce": "sums"}, "reduce must be a function"),
+    ({"merge": 0}, "merge must be a function"),
+    ({"lineups": [[{}] * 3]}, r"lineups\[0\] has 3 seats for 4 players"),
     ({"n_deals": 0}, "number of deals must be a positive integer, got 0"),
     ({"seed": -1}, "seed must be a non-negative integer, got -1"),
     ({"block_size": 1.5}, "block size must be a positive integer"),

@@ -23,9 +23,11 @@ processes or Dask are asked for.
 >>> from strategies import lineup
 >>> v = get_variant("holdem")
 >>> lus = [lineup(v, 2, None, None)] * 2
->>> acc, info = map_alternatives(v, 2, lus, 1000, count_wins, seed=1, block_size=256, threads=1)
->>> acc.shape, int(acc[0].sum()) == int(acc[1].sum())   # the same deals, the same play
-((2, 2), True)
+>>> def wins(cards, outcomes):  # outright wins per alternative and seat
+...     return np.stack([o.wins.sum(axis=0) for o in outcomes])
+>>> acc, info = map_alternatives(v, 2, lus, 1000, wins, seed=1, block_size=256, threads=1)
+>>> acc.shape, bool((acc[0] == acc[1]).all()), info.n_deals   # the same deals, the same play
+((2, 2), True, 1000)
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from .checks import check_block_size, check_deals, check_flag, check_seed, check
 from .executors import BlockTask
 from .schedule import map_blocks
 
-__all__ = ["map_alternatives", "AlternativesTask", "merge_parts", "count_wins"]
+__all__ = ["map_alternatives", "AlternativesTask", "merge_parts"]
 
 
 class AlternativesTask(BlockTask):
@@ -98,11 +100,6 @@ def merge_parts(acc, part):
     return acc + part
 
 
-def count_wins(cards, outcomes) -> np.ndarray:
-    """A reduce for examples and tests: outright wins per alternative and seat, (A, P) int64."""
-    return np.stack([o.wins.sum(axis=0, dtype=np.int64) for o in outcomes])
-
-
 def _check_forced(forced, n_alternatives: int) -> list:
     if forced is None:
         return [{}] * n_alternatives
@@ -118,8 +115,8 @@ def _check_forced(forced, n_alternatives: int) -> list:
 
 def map_alternatives(variant, n_players: int, lineups, n_deals: int, reduce, merge=merge_parts, *,
                      seed: int = 0, forced=None, known=None, block_size: int = DEFAULT_BLOCK,
-                     record: bool = False, keep_state: bool = False, threads=None, workers=None, executor=None, scheduler=None,
-                     done=None, progress=False, label: str = ""):
+                     record: bool = False, keep_state: bool = False, threads=None, workers=None,
+                     executor=None, scheduler=None, done=None, progress=False, label: str = ""):
     """Play every alternative on the same deals; ``reduce(cards, outcomes)`` per block, merged in block order.
 
     Parameters
@@ -152,10 +149,15 @@ def map_alternatives(variant, n_players: int, lineups, n_deals: int, reduce, mer
         raise ValueError("map_alternatives needs at least one lineup (alternative)")
     if not callable(reduce):
         raise ValueError(f"reduce must be a function reduce(cards, outcomes), got {reduce!r}")
+    if not callable(merge):
+        raise ValueError(f"merge must be a function merge(acc, part), got {merge!r}")
     check_deals(n_deals)
     check_flag(record, "record")
     check_flag(keep_state, "keep_state")
     variant.check_players(n_players)
+    for i, lu in enumerate(lineups):
+        if len(lu) != n_players:
+            raise ValueError(f"lineups[{i}] has {len(lu)} seats for {n_players} players")
     if known is None:
         known = np.full(variant.n_slots(n_players), -1, np.int8)
     else:
