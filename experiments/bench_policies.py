@@ -39,33 +39,22 @@ separate pass). Every action was the same as the old code's.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from simcore.variants.estonian import EstonianTwist
 
-ROOT = Path(__file__).resolve().parents[1]
+from .references import from_tests
+
 PLAYERS = 6
 
 
 def frozen():
     """The pre-issue-13 policies the tests compare against, ``tests/frozen_policies.py``
     (only where they differ from the live code; see its docstring)."""
-    path = ROOT / "tests" / "frozen_policies.py"
-    if not path.exists():
-        raise SystemExit(f"the old-code side of this benchmark is {path}, which this installation lacks: "
-                         "run it from a source checkout")
-    module = sys.modules.get("frozen_policies")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("frozen_policies", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["frozen_policies"] = module
-        spec.loader.exec_module(module)
-    return module
+    return from_tests("frozen_policies")
 
 
 class EstonianTablesAlone(EstonianTwist):

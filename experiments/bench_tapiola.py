@@ -5,7 +5,9 @@ Run ``python -m experiments.bench_tapiola [--players 6] [--deals N] [--py-deals 
 One run: pvsim plays ``--deals`` deals with the defaults (``discard=lowest,
 last=never``) at 1 and at 2 threads, and again with ``last=best`` at every
 seat; a plain pure-Python implementation of the same game and the same
-policies, with eval7 for the hands, plays ``--py-deals`` deals of each. It
+policies, with eval7 for the hands (``tests/plain_tapiola.py``, which the
+tests also compare pvsim against deal by deal), plays ``--py-deals`` deals
+of each. It
 prints deals/s side by side with the ratios (targets: at least 100x on 2
 threads with the defaults, 50x with ``last=best``), then checks that both
 give the same per-seat shares within 4 standard errors of the difference.
@@ -22,41 +24,9 @@ import sys
 import time
 
 from .benchkit import agreement_line, mean_stderr, time_simulate
+from .references import from_tests
 
 TARGETS = {"never": 100.0, "best": 50.0}
-
-
-def python_final(cards7, three, towers):
-    """Best eval7 value of three cards plus one card of each tower (deal order A1 B1 A2 B2 A3 B3)."""
-    import eval7
-
-    base = [cards7[c] for c in three]
-    return max(eval7.evaluate(base + [cards7[a], cards7[b]]) for a in towers[0::2] for b in towers[1::2])
-
-
-def python_deal(d, n_players, last_best, cards7):
-    """Pot shares of one high-game deal ``d`` (slot order of :mod:`simcore.variants.tapiola`),
-    every seat discarding its lowest card, and at round 3 keeping three
-    (``last_best`` False) or taking the strongest final hand (keep three on a tie)."""
-    P = n_players
-    centre = d[0]
-    hands = [list(d[1 + 5 * p: 6 + 5 * p]) for p in range(P)]
-    towers = list(d[1 + 5 * P: 7 + 5 * P])
-    for _round in range(2):
-        for held in hands:
-            held.remove(min(held))
-    values = []
-    for held in hands:
-        best = python_final(cards7, held, towers)
-        if last_best:
-            for j in range(3):
-                v = python_final(cards7, [c for q, c in enumerate(held) if q != j] + [centre], towers)
-                if v > best:
-                    best = v
-        values.append(best)
-    top = max(values)
-    k = values.count(top)
-    return [1.0 / k if v == top else 0.0 for v in values]
 
 
 def python_run(n_players: int, n_deals: int, last_best: bool, seed: int):
@@ -65,6 +35,7 @@ def python_run(n_players: int, n_deals: int, last_best: bool, seed: int):
 
     from simcore.cards import card_to_str
 
+    python_deal = from_tests("plain_tapiola").python_deal
     cards7 = [eval7.Card(card_to_str(c)) for c in range(52)]
     rng = random.Random(seed)
     P = n_players

@@ -546,7 +546,7 @@ def test_engine_matches_a_plain_python_eval7_implementation_deal_by_deal():
     pytest.importorskip("eval7")
     import eval7
 
-    from experiments.bench_tapiola import python_deal
+    from plain_tapiola import python_deal
     from simcore.cards import card_to_str
 
     cards7 = [eval7.Card(card_to_str(c)) for c in range(52)]
