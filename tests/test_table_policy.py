@@ -290,3 +290,17 @@ def test_a_table_can_play_tapiola_last_best_exactly(tmp):
         assert _numbers(r1).equals(_numbers(r2))
         r3 = simulate("tapiola", 4, 4000, hero="last=never", field="last=best", **kw)
         assert not _numbers(r3).equals(_numbers(r2))
+
+
+def test_a_table_can_play_russian_conceal_exactly(tmp):
+    """Russian's canonical order puts the hand `conceal` chooses first: the table that always
+    plays canonical action 0 is `conceal`, deal for deal, at every granularity."""
+    for level in ("coarse", "medium", "fine"):
+        a = get_abstraction("russian", "place", 3, level)
+        p = tmp / f"r-{level}.npz"
+        save_table(p, game="russian", options={}, n_players=3, abstraction=level,
+                   tables={"place": np.zeros(a.n_buckets, np.int64)})
+        kw = dict(seed=3, **SMALL)
+        r1 = simulate("russian", 3, 1500, hero=f"table:{p}", field="place=best-gain", **kw)
+        r2 = simulate("russian", 3, 1500, hero="place=conceal", field="place=best-gain", **kw)
+        assert _numbers(r1).equals(_numbers(r2))

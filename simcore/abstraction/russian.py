@@ -11,9 +11,12 @@ face-down card) gets a *state*:
   flush or straight possible, else nothing.
 
 Two wins out of three take the pot and hands differ only by their cards, so
-the hands are put in canonical order by state, high to low (equal states keep
-hand order); canonical action k places the card on the k-th hand of that
-order. A bucket is the multiset of the three states, the rank group of the
+the hands are put in a canonical order: first the hand the built-in
+``conceal`` policy would place the card on (the card's gain in made strength
+and chances, keeping the face-down fifth card for a strong card), then the
+other two by state, high to low (equal states keep hand order); canonical
+action k places the card on the k-th hand of that order. A table that always
+plays canonical action 0 is ``conceal``. A bucket is the multiset of the three states, the rank group of the
 card to place (2-6, 7-T, J-A) and the seat (seats place in turn; a later one
 has seen the others' cards of the round). The round is the number of cards
 the seat has given, so it is in the bucket.
@@ -46,7 +49,7 @@ N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 120, 60, 30
 
 
 @njit(cache=True, nogil=True)
-def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
+def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, canon):
     n = flop.shape[0]
     P = up.shape[1]
     state = np.empty(3, np.int64)
@@ -116,10 +119,30 @@ def _kernel(flop, up, placed, own_down, card, seat, level, comb, out, canon):
                 t -= 1
             order[t + 1] = v
         for q in range(3):
-            canon[i, order[q]] = q
             srt[q] = state[order[q]]
+        # canonical order: the hand `conceal` chooses first, then the others by state
+        f = first[i]
+        canon[i, f] = 0
+        q = 1
+        for j in range(3):
+            if order[j] != f:
+                canon[i, order[j]] = q
+                q += 1
         group = 0 if xr <= 4 else (1 if xr <= 8 else 2)
         out[i] = (multiset_index(srt, 3, comb) * 3 + group) * P + seat
+
+
+_CONCEAL = []
+
+
+def _conceal(obs):
+    """The hand the built-in ``conceal`` policy places the card on (it reads the observation
+    alone: the seat's hands, the cards in sight and the card)."""
+    if not _CONCEAL:
+        from strategies import resolve  # the policies build on the games; resolved once, lazily
+
+        _CONCEAL.append(resolve("russian", "place", "conceal")[1])
+    return _CONCEAL[0](obs, None)
 
 
 def _make(level: int):
@@ -128,10 +151,12 @@ def _make(level: int):
         n = flop.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
+        first = np.ascontiguousarray(_conceal(obs), dtype=np.int64)
         _kernel(flop, np.asarray(obs["up"], dtype=np.int8),
                 np.asarray(obs["placed"], dtype=np.int8),
                 np.ascontiguousarray(obs["own_down"], dtype=np.int8),
-                np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), level, COMB, out, canon)
+                np.ascontiguousarray(obs["card"], dtype=np.int8), int(obs["seat"]), level, first, COMB, out,
+                canon)
         return out, canon
 
     return kernel
@@ -176,14 +201,14 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it), the card's "
             "rank group and the seat",
-            _make(0), key=(P,), version=2, describer=_describe(0, P)),
+            _make(0), key=(P,), version=3, describer=_describe(0, P)),
         "medium": Abstraction(
             "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, what the card does on it), the card's rank "
             "group and the seat",
-            _make(1), key=(P,), version=2, describer=_describe(1, P)),
+            _make(1), key=(P,), version=3, describer=_describe(1, P)),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=2, describer=_describe(2, P)),
+            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=3, describer=_describe(2, P)),
     }
