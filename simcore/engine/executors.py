@@ -31,15 +31,20 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib
+import itertools
 import logging
 import multiprocessing
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from multiprocessing import resource_tracker
 
 from .blocks import Job
 from .checks import check_workers  # noqa: F401 - part of this module's API
@@ -296,14 +301,107 @@ def require_shippable(run_block, executor: str) -> None:
                            "pass a module-level function or a BlockTask, or use executor='threads'") from e
 
 
+# -- signals and orphans ------------------------------------------------------------------
+
+
+@contextmanager
+def sigint_held():
+    """Hold SIGINT back in this thread while it starts processes, so that they start with it blocked.
+
+    A terminal's Ctrl-C goes to the whole process group. A worker process (or
+    the forkserver, or a Dask nanny) still starting up, before anything could
+    tell it to ignore SIGINT, would die of it with a traceback and break the
+    pool. Processes started here inherit the blocked signal mask (fork and exec
+    keep it), so the terminal's Ctrl-C never reaches them: the calling process
+    alone handles it. A SIGINT that arrives meanwhile stays pending and is
+    delivered to this process when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no process groups to share a Ctrl-C
+        yield
+        return
+    # The resource tracker unblocks SIGINT in the thread that starts it: start it first.
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (an exited one waiting to be reaped does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc: kill(pid, 0) said it exists
+
+
+def watch_parent(pid: int, poll: float = 0.5) -> threading.Thread:
+    """Exit this process (``os._exit``) as soon as process ``pid`` ends.
+
+    A worker's parent is the forkserver, not the calling program, so the
+    program's pid is watched: through a pidfd where Linux has one (woken at
+    once), else polled every ``poll`` seconds. After a ``kill -9`` of the
+    program, its workers exit; the forkserver and the resource tracker, which
+    run while any worker holds their pipes, follow.
+    """
+    def watch():
+        fd = None
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            os._exit(1)
+        except (AttributeError, OSError):  # no pidfd (not Linux, or before 5.3): poll
+            pass
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while _alive(pid):
+                time.sleep(poll)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="pvsim-watch-parent", daemon=True)
+    thread.start()
+    return thread
+
+
 # -- pools ------------------------------------------------------------------------------
 
 
-def run_blocks(run_block, blocks):
-    """Several blocks in one task, in order: ``(results, None)``, or the results
-    before the first block that raised and that block's error."""
+class Stopped(Exception):
+    """In place of a task's error: the task stopped early because its run was stopped
+    (Ctrl-C); the blocks it returns are finished, the rest were not played."""
+
+
+_STOP = {"shared": None}  # in a worker process: the shared (stopped run, its first block not to play)
+
+
+def _stopped(run: int, b: int) -> bool:
+    """Whether block ``b`` of run ``run`` is not to be played: its run was stopped at or before
+    it, or a later run was stopped (a stopped run's tasks end with it)."""
+    shared = _STOP["shared"]
+    if run <= 0 or shared is None:
+        return False
+    stopped = shared[0]
+    return stopped > run or (stopped == run and b >= shared[1])
+
+
+def run_blocks(run_block, blocks, run: int = 0):
+    """Several blocks in one task, in order: ``(results, None)``, the results before
+    the first block that raised and that block's error, or the finished blocks and
+    :class:`Stopped` when run ``run`` was stopped meanwhile (worker processes check
+    before each block, so a Ctrl-C costs at most the block in hand)."""
     out = []
     for b, n in blocks:
+        if _stopped(run, b):
+            return out, Stopped(f"run {run} stopped before block {b}")
         try:
             out.append(run_block(b, n))
         except BaseException as e:  # noqa: BLE001 - Ctrl-C from a strategy included, as locally
@@ -312,10 +410,11 @@ def run_blocks(run_block, blocks):
 
 
 class Pool:
-    """What map_blocks needs of an executor: submit, wait for the first finished, close."""
+    """What map_blocks needs of an executor: submit, wait for the first finished, stop, close."""
 
     name = "threads"
     blocks_per_task = 1
+    run = 0  # the run's id that tasks check between blocks (0: never stopped)
 
     def __init__(self, workers: int):
         self.workers = workers
@@ -323,8 +422,9 @@ class Pool:
     def submit(self, fn, *args):
         raise NotImplementedError
 
-    def wait_first(self, futures):
-        done, _ = wait(futures, return_when=FIRST_COMPLETED)
+    def wait_first(self, futures, timeout: float | None = None) -> set:
+        """The finished futures among ``futures``: at least one, or none after ``timeout`` seconds."""
+        done, _ = wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
         return done
 
     def wait_all(self, futures):
@@ -332,12 +432,18 @@ class Pool:
         return futures
 
     def collect(self, done) -> dict:
-        """{future: (result, None) or (None, error)} for finished futures."""
+        """{future: (result, None) or (None, error)} for finished (not cancelled) futures."""
         out = {}
         for f in done:
+            if f.cancelled():
+                continue
             err = f.exception()
             out[f] = (None, err) if err is not None else (f.result(), None)
         return out
+
+    def stop(self, limit: int = 0) -> None:
+        """Ask the workers to play no block from ``limit`` on in this run's tasks (they
+        finish the block in hand): blocks below it are wanted, to merge all that finished."""
 
     def close(self, cancel: bool) -> None:
         pass
@@ -357,10 +463,14 @@ class ThreadPool(Pool):
         self._pool.shutdown(wait=True, cancel_futures=cancel)
 
 
-def _worker_init():
+def _worker_init(stop=None, parent=None):
     # Ctrl-C is the calling process's to handle: it keeps the merged prefix and
-    # drops the rest. A worker interrupted mid-block would only break the pool.
+    # stops the workers between blocks (``stop``). The workers start with SIGINT
+    # blocked (sigint_held); ignoring it too covers a forkserver started elsewhere.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP["shared"] = stop
+    if parent is not None:
+        watch_parent(parent)
     # One thread per worker: blocks already run in parallel, one per process, and
     # a kernel that goes parallel on a main thread (evaluate_hands on a big
     # batch) would oversubscribe the cores (measured: 3x slower than threads).
@@ -369,8 +479,21 @@ def _worker_init():
     numba.set_num_threads(1)
 
 
-_PROCESS_POOL = {"pool": None, "workers": 0}
-_PROCESS_LOCK = threading.Lock()
+class _Shared:
+    """The worker processes kept for the life of the program: the executor, its size,
+    what is known of it (broken, warm) and the shared stop id its workers read."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.executor = None
+        self.workers = 0
+        self.broken = False  # a task came back with BrokenProcessPool: start a new pool
+        self.warm = False  # every worker has run a task
+        self.stop = None  # multiprocessing RawArray: (the last stopped run's id, its first block not to play)
+        self.runs = itertools.count(1)
+
+
+_PROCESSES = _Shared()
 
 
 def _mp_context():
@@ -385,22 +508,35 @@ def _mp_context():
 
 def process_executor(workers: int) -> ProcessPoolExecutor:
     """The shared pool of ``workers`` worker processes (started on first use, kept)."""
-    with _PROCESS_LOCK:
-        pool = _PROCESS_POOL["pool"]
-        if pool is not None and (_PROCESS_POOL["workers"] != workers or getattr(pool, "_broken", False)):
+    shared = _PROCESSES
+    with shared.lock:
+        pool = shared.executor
+        if pool is not None and (shared.workers != workers or shared.broken):
             pool.shutdown(wait=False, cancel_futures=True)
             pool = None
         if pool is None:
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(), initializer=_worker_init)
-            _PROCESS_POOL.update(pool=pool, workers=workers)
+            ctx = _mp_context()
+            with sigint_held():
+                shared.stop = shared.stop or ctx.RawArray("q", 2)
+                pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                                           initargs=(shared.stop, os.getpid()))
+            shared.executor, shared.workers, shared.broken, shared.warm = pool, workers, False, False
         return pool
+
+
+def mark_broken(executor, err) -> None:
+    """Note that ``executor``'s worker processes are gone (``err`` a BrokenProcessPool): the
+    next run starts new ones."""
+    if isinstance(err, BrokenProcessPool) and _PROCESSES.executor is executor:
+        _PROCESSES.broken = True
 
 
 def shutdown_processes() -> None:
     """Stop the shared worker processes (a later run starts new ones)."""
-    with _PROCESS_LOCK:
-        pool = _PROCESS_POOL["pool"]
-        _PROCESS_POOL.update(pool=None, workers=0)
+    shared = _PROCESSES
+    with shared.lock:
+        pool = shared.executor
+        shared.executor, shared.workers, shared.broken, shared.warm = None, 0, False, False
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -416,21 +552,47 @@ class ProcessPool(Pool):
     def __init__(self, workers):
         super().__init__(workers)
         self._pool = process_executor(workers)
+        self.run = next(_PROCESSES.runs)
+        self._submitted = 0
 
     def submit(self, fn, *args):
-        try:
-            return self._pool.submit(fn, *args)
-        except BrokenProcessPool:
-            self._pool = process_executor(self.workers)
-            return self._pool.submit(fn, *args)
+        if fn is run_blocks:
+            args = (*args, self.run)
+        with sigint_held():  # a submit may start a worker process
+            try:
+                fut = self._pool.submit(fn, *args)
+            except BrokenProcessPool as e:
+                mark_broken(self._pool, e)
+                self._pool = process_executor(self.workers)
+                fut = self._pool.submit(fn, *args)
+        self._submitted += 1
+        return fut
+
+    def collect(self, done):
+        out = super().collect(done)
+        for _, err in out.values():
+            mark_broken(self._pool, err)
+        return out
+
+    def stop(self, limit=0):
+        stop = _PROCESSES.stop
+        if stop is not None and stop[0] <= self.run:
+            stop[1] = limit  # first the limit, then the run it is for: a worker reads them in that order
+            stop[0] = self.run
 
     def close(self, cancel):
-        # The pool outlives the run; blocks still running finish and are dropped.
-        if getattr(self._pool, "_broken", False):
+        # The pool outlives the run; tasks still running stop after their block
+        # (cancel) or finish, and are dropped.
+        if cancel:
+            self.stop(0)
+        if _PROCESSES.broken and _PROCESSES.executor is self._pool:
             shutdown_processes()
+        elif not cancel and self._submitted and _PROCESSES.executor is self._pool:
+            _PROCESSES.warm = True  # its workers have run a whole run: the next run starts on them
 
 
 _DASK: dict = {}  # scheduler address or ("local", workers) -> (client, cluster or None)
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
 
 
 def _distributed():
@@ -442,6 +604,33 @@ def _distributed():
     return distributed
 
 
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address (``tcp://host:8786``, ``host:8786``, ``tls://...``), or a
+    ValueError naming what is wrong with it.
+
+    Checked before a Client is made: one that cannot parse its address fails
+    with the error, but lingers and hangs for 20 s when it is collected.
+    """
+    if not isinstance(address, str):
+        raise ValueError(f"a Dask scheduler is an address such as tcp://127.0.0.1:8786 or a Client, "
+                         f"got {address!r}")
+    scheme, sep, rest = address.rpartition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    example = "give one such as tcp://127.0.0.1:8786 (`dask scheduler` prints its address)"
+    if scheme not in _SCHEMES:
+        raise ValueError(f"unknown protocol {scheme!r} in the Dask scheduler address {address!r}; "
+                         f"Dask speaks {', '.join(_SCHEMES)}: {example}")
+    if scheme == "inproc":
+        return address
+    host, colon, port = rest.rpartition(":")
+    if not colon or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"missing port number in the Dask scheduler address {address!r}; {example}")
+    if not host.strip("[]") or "/" in host:
+        raise ValueError(f"missing host in the Dask scheduler address {address!r}; {example}")
+    return address
+
+
 def dask_client(scheduler=None, workers: int | None = None):
     """A ``distributed.Client``: to ``scheduler`` (an address or a Client), or to a
     LocalCluster of ``workers`` single-threaded processes started on first use and
@@ -449,6 +638,8 @@ def dask_client(scheduler=None, workers: int | None = None):
     distributed = _distributed()
     if scheduler is not None and not isinstance(scheduler, str):
         return scheduler  # a Client the caller made
+    if scheduler is not None:
+        check_scheduler(scheduler)
     key = scheduler or ("local", workers or default_workers())
     got = _DASK.get(key)
     if got is not None and got[0].status == "running":
@@ -456,7 +647,7 @@ def dask_client(scheduler=None, workers: int | None = None):
     if scheduler is not None:
         try:
             client = distributed.Client(scheduler, timeout="10s", set_as_default=False)
-        except OSError as e:
+        except (OSError, ValueError, TypeError) as e:
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} ({e}); start one with "
                              "`dask scheduler` and workers with `dask worker ADDRESS`") from e
         _DASK[key] = (client, None)
@@ -476,7 +667,10 @@ def dask_client(scheduler=None, workers: int | None = None):
     # environment is given back as it was.
     before = dict(os.environ)
     try:
-        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        # The cluster's processes start with SIGINT blocked: a Ctrl-C while they
+        # start would kill them with tracebacks (the run keeps its merged prefix anyway).
+        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}), \
+                sigint_held():
             cluster = distributed.LocalCluster(n_workers=key[1], threads_per_worker=1, processes=True,
                                                dashboard_address=":0", silence_logs=logging.ERROR)
     finally:
@@ -520,29 +714,43 @@ class DaskPool(Pool):
         if workers is None:  # every thread the cluster has
             workers = max(sum(self.client.nthreads().values()), 1)
         super().__init__(workers)
+        self._finished = threading.Event()  # set by each future as it finishes
 
     def submit(self, fn, *args):
-        return self.client.submit(fn, *args, pure=False)
+        fut = self.client.submit(fn, *args, pure=False)
+        fut.add_done_callback(self._wake)
+        return fut
+
+    def _wake(self, _future):
+        self._finished.set()
+
+    def wait_first(self, futures, timeout=None):
+        # Public APIs only: a future's done() and done-callbacks (distributed.wait
+        # would need our client to be the default one, which the caller's may be).
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            self._finished.clear()
+            done = {f for f in futures if f.done()}
+            if done or not futures:
+                return done
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                return done
+            self._finished.wait(left)
 
     def wait_all(self, futures):
-        from distributed.client import _wait
-
-        self.client.sync(_wait, futures, timeout=None, return_when="ALL_COMPLETED")
+        left = list(futures)
+        while left:
+            done = self.wait_first(left)
+            left = [f for f in left if f not in done]
         return futures
-
-    def wait_first(self, futures):
-        from distributed.client import _wait
-
-        # distributed.wait() needs a default client; ours is not (the caller may have one).
-        done, _ = self.client.sync(_wait, futures, timeout=None, return_when="FIRST_COMPLETED")
-        return done
 
     def collect(self, done) -> dict:
         # One round trip for every finished result (each .result() would be one).
         ok = [f for f in done if f.status == "finished"]
         out = dict(zip(ok, ((r, None) for r in self.client.gather(ok)))) if ok else {}
         for f in done:
-            if f not in out:
+            if f not in out and not f.cancelled():
                 out[f] = (None, f.exception())
         return out
 
@@ -635,10 +843,10 @@ def can_move(run_block, workers: int, n_blocks: int) -> bool:
 
 
 def process_pool_ready(workers: int) -> bool:
-    """Whether the shared pool of ``workers`` processes is running already (a warm start)."""
-    pool = _PROCESS_POOL["pool"]
-    return (pool is not None and _PROCESS_POOL["workers"] == workers and not getattr(pool, "_broken", False)
-            and len(getattr(pool, "_processes", None) or {}) == workers)
+    """Whether the shared pool of ``workers`` processes is running already and has run
+    a whole run or a warm-up (a warm start)."""
+    shared = _PROCESSES
+    return shared.executor is not None and shared.workers == workers and not shared.broken and shared.warm
 
 
 def _prepare(task, n: int) -> int:
@@ -659,13 +867,18 @@ class Warmup:
     def __init__(self, run_block, workers: int):
         self.workers = workers
         self.failed = False
-        pool = process_executor(workers)
-        self.futures = [pool.submit(_prepare, run_block, 16) for _ in range(workers)]
+        self.pool = pool = process_executor(workers)
+        with sigint_held():  # the submits start the worker processes
+            self.futures = [pool.submit(_prepare, run_block, 16) for _ in range(workers)]
 
     def ready(self) -> bool:
         if not all(f.done() for f in self.futures):
             return False
-        if any(f.exception() is not None for f in self.futures):
+        errors = [f.exception() for f in self.futures if f.exception() is not None]
+        if errors:
+            mark_broken(self.pool, errors[0])
             self.failed = True  # stay on threads; a real error shows up there
             return False
+        if _PROCESSES.executor is self.pool:
+            _PROCESSES.warm = True
         return True

@@ -8,8 +8,11 @@ checkpoint of the merged prefix, and on Ctrl-C keeps that prefix.
 """
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from . import executors
@@ -47,8 +50,11 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     own per-block reduction (block b covers deals b*block_size onwards, n of them).
     At most 2 x workers blocks are in flight, so memory stays flat; ``done(acc)``
     may stop the run early (checked on the merged prefix, so the stop is the same
-    at any worker count). Ctrl-C keeps the merged prefix and flags the run
-    interrupted; another error is raised with ``.partial = (acc, info)``.
+    at any worker count). Ctrl-C stops the run: the workers finish the block in
+    hand (worker processes drop the rest of their task), every finished block
+    that continues the merged prefix is merged, and the run is flagged
+    interrupted; a second Ctrl-C stops waiting for the workers. Another error
+    is raised with ``.partial = (acc, info)``.
 
     Parameters
     ----------
@@ -71,142 +77,261 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
         executor = "threads"  # threads=N from before executors existed: worker threads, as it says
     workers = check_workers(workers if workers is not None else threads)
     executor = executors.check_executor(executor, scheduler)
+    if scheduler is not None and isinstance(scheduler, str):
+        executors.check_scheduler(scheduler)
     bs = check_block_size(block_size)
-    total_blocks = (n_deals + bs - 1) // bs
-    n_blocks = total_blocks
-    acc, merged, finished = checkpoint.start() if checkpoint is not None else (None, 0, False)
-    resumed, first_block = min(merged * bs, n_deals), merged
-    if finished:
-        n_blocks = merged
-    if executor == "dask" and workers is None:
-        name, pool = "dask", executors.open_pool("dask", None, scheduler)
-        workers = pool.workers
-    else:
-        workers = workers or executors.default_workers()
-        name = executors.choose(executor, run_block, workers, n_blocks - merged)
-        pool = None
-    # Left to the default, a run starts on threads and moves to worker processes
-    # once it has run UPGRADE_AFTER seconds with more than UPGRADE_LEFT to go.
-    upgrade = executor is None and name == "threads" and executors.can_move(run_block, workers,
-                                                                             n_blocks - merged)
-    warmup = None
-    thread_pool = None
-    interrupted = False
-    interrupted_by = None
-    error = None
-    start = time.perf_counter()
-    bar = _progress_bar(progress, n_deals, label)
-    if bar is not None and resumed:
-        bar.update(resumed)
-    pending = {}
-    results = {}
-    next_block = merged
-    failed = None  # (block, error) of the earliest block that raised
-    try:
-        if merged < n_blocks:
-            pool = pool or executors.open_pool(name, workers, scheduler)
-        cancel = False
-        try:
-            while merged < n_blocks:
-                if upgrade:
-                    elapsed = time.perf_counter() - start
-                    if warmup is None and elapsed >= UPGRADE_AFTER and merged > first_block:
-                        left = elapsed * (n_blocks - merged) / (merged - first_block)
-                        if left >= UPGRADE_LEFT:
-                            warmup = executors.Warmup(run_block, workers)
-                        else:
-                            upgrade = False
-                    elif warmup is not None and warmup.ready():
-                        thread_pool, pool, name, upgrade = pool, executors.open_pool("processes", workers), \
-                            "threads, then processes", False
-                    elif warmup is not None and warmup.failed:
-                        upgrade = False
-                per_task = pool.blocks_per_task
-                if n_blocks - next_block < 2 * workers * per_task:
-                    per_task = 1  # the last blocks one a task, so that no worker waits on another's long task
-                while (failed is None and next_block < n_blocks
-                       and len(pending) * per_task + len(results) < 2 * workers * per_task):
-                    blocks = [(b, min(bs, n_deals - b * bs))
-                              for b in range(next_block, min(next_block + per_task, n_blocks))]
-                    chunked = pool.blocks_per_task > 1
-                    if not chunked:
-                        fut = pool.submit(run_block, *blocks[0])
-                    else:  # several blocks per task (fewer round trips); a Ctrl-C in one comes back as a value
-                        fut = pool.submit(executors.run_blocks, run_block, blocks)
-                    pending[fut] = (next_block, chunked)
-                    next_block += len(blocks)
-                finished_now = pool.collect(pool.wait_first(list(pending)))
-                # In block order, so that an error in one block never hides an
-                # earlier block that finished at the same moment.
-                for fut in sorted(finished_now, key=lambda f: pending[f][0]):
-                    b, chunked = pending.pop(fut)
-                    value, err = finished_now[fut]
-                    if err is None and chunked:
-                        parts, err = value
-                        results.update(zip(range(b, b + len(parts)), parts))
-                        b += len(parts)
-                    elif err is None:
-                        results[b] = value
-                    if err is not None and (failed is None or b < failed[0]):
-                        failed = (b, err)
-                while merged in results:
-                    part = results.pop(merged)
-                    acc = part if acc is None else merge(acc, part)
-                    merged += 1
-                    if bar is not None:
-                        bar.update(min(bs, n_deals - (merged - 1) * bs))
-                    if done is not None and done(acc):
-                        n_blocks = merged
-                        break
-                    if checkpoint is not None and checkpoint.due():
-                        checkpoint.save(acc, merged, min(merged * bs, n_deals))
-                if failed is not None and not any(b < failed[0] for b, _ in pending.values()):
-                    # Every block before the failed one is merged: the partial
-                    # result is the same whichever worker ran what.
-                    raise failed[1]  # the block's error (or Ctrl-C)
-        except KeyboardInterrupt as e:
-            interrupted = cancel = True
-            if isinstance(e, StrategyInterrupt):  # not a Ctrl-C: a user's strategy raised it
-                interrupted_by = str(e)
-            for fut in pending:
-                fut.cancel()
-        except Exception as e:  # a strategy's illegal action, say: keep what is done
-            error = e
-            cancel = True
-            for fut in pending:
-                fut.cancel()
-        finally:
-            if pool is not None:
-                pool.close(cancel)
-            if thread_pool is not None:
-                thread_pool.close(cancel)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
-    info = RunInfo(
-        n_deals=merged * bs if merged < total_blocks else n_deals,
-        seconds=time.perf_counter() - start,
-        interrupted=interrupted,
-        threads=workers,
-        seed=seed,
-        block_size=bs,
-        executor=name,
-        resumed_deals=resumed,
-        interrupted_by=interrupted_by,
-    )
-    info.n_deals = min(info.n_deals, n_deals)
-    if checkpoint is not None and acc is not None:
-        # Also after Ctrl-C or an error: the merged prefix is a valid state to resume.
-        checkpoint.save(acc, merged, info.n_deals, finished=merged >= n_blocks and not interrupted
-                        and error is None)
-    if error is not None:
+    with CtrlC() as ctrl_c, _closing(checkpoint):
+        run = _Run(run_block, n_deals, bs, merge, done, checkpoint, ctrl_c)
+        run.play(workers, executor, scheduler, progress, label)
+        info = RunInfo(
+            n_deals=min(run.merged * bs, n_deals),
+            seconds=time.perf_counter() - run.start,
+            interrupted=run.interrupted,
+            threads=run.workers,
+            seed=seed,
+            block_size=bs,
+            executor=run.name,
+            resumed_deals=run.resumed,
+            interrupted_by=run.interrupted_by,
+        )
+        if checkpoint is not None and run.acc is not None:
+            # Also after Ctrl-C or an error: the merged prefix is a valid state to resume.
+            checkpoint.save(run.acc, run.merged, info.n_deals, finished=run.merged >= run.n_blocks
+                            and not run.interrupted and run.error is None)
+    if run.error is not None:
         # The blocks merged before the error are not lost: callers attach them
         # to the error as ``partial_result``.
-        error.partial = (acc, info)
-        raise error
-    return acc, info
+        run.error.partial = (run.acc, info)
+        raise run.error
+    return run.acc, info
+
+
+# How often (s) a run waiting on its workers looks at the Ctrl-C flag.
+POLL = 0.1
+
+
+@contextmanager
+def _closing(checkpoint):
+    """The run's checkpoint, closed when the run ends however it ends: another run may take the file."""
+    try:
+        yield
+    finally:
+        if checkpoint is not None and hasattr(checkpoint, "close"):
+            checkpoint.close()
+
+
+class CtrlC:
+    """Ctrl-C as a flag while a run lasts: SIGINT counts, and the run looks at the count.
+
+    A KeyboardInterrupt raised wherever the main thread happens to be can land
+    inside a pool's or a future's locks (concurrent.futures takes each
+    future's lock in turn while it waits) and leave one held; the process then
+    hangs at exit, joining a pool thread that waits for that lock. So while a
+    run lasts, SIGINT only counts; the run stops at its next look (at most
+    :data:`POLL` seconds later), keeps what its workers finish, and returns.
+    Installed only from the main thread, and only over Python's default
+    handler: a program's own SIGINT handler is left alone.
+    """
+
+    def __init__(self):
+        self.count = 0
+        self._old = None
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._old = signal.signal(signal.SIGINT, self._count)
+        return self
+
+    def _count(self, signum, frame):
+        self.count += 1
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        return False
+
+
+class _Run:
+    """One map_blocks run: the blocks in flight, the finished ones, the merged prefix."""
+
+    def __init__(self, run_block, n_deals, bs, merge, done, checkpoint, ctrl_c):
+        self.run_block, self.n_deals, self.bs, self.merge_fn, self.done = run_block, n_deals, bs, merge, done
+        self.checkpoint, self.ctrl_c = checkpoint, ctrl_c
+        self.total_blocks = self.n_blocks = (n_deals + bs - 1) // bs
+        self.acc, self.merged, finished = checkpoint.start() if checkpoint is not None else (None, 0, False)
+        self.resumed, self.first_block = min(self.merged * bs, n_deals), self.merged
+        if finished:
+            self.n_blocks = self.merged
+        self.next_block = self.merged
+        self.pending = {}  # future -> (first block, chunked)
+        self.results = {}  # block -> its result, until merged
+        self.failed = None  # (block, error) of the earliest block that raised
+        self.interrupted = False
+        self.interrupted_by = None
+        self.error = None
+        self.pool = self.thread_pool = None
+        self.bar = None
+        self.start = time.perf_counter()
+        self.name, self.workers = "threads", 0
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def play(self, workers, executor, scheduler, progress, label):
+        ctrl_c = self.ctrl_c
+        if executor == "dask" and workers is None:
+            self.name, self.pool = "dask", executors.open_pool("dask", None, scheduler)
+            workers = self.pool.workers
+        else:
+            workers = workers or executors.default_workers()
+            self.name = executors.choose(executor, self.run_block, workers, self.n_blocks - self.merged)
+        self.workers = workers
+        # Left to the default, a run starts on threads and moves to worker processes
+        # once it has run UPGRADE_AFTER seconds with more than UPGRADE_LEFT to go.
+        self.upgrade = executor is None and self.name == "threads" and executors.can_move(
+            self.run_block, workers, self.n_blocks - self.merged)
+        self.warmup = None
+        self.start = time.perf_counter()
+        self.bar = _progress_bar(progress, self.n_deals, label)
+        if self.bar is not None and self.resumed:
+            self.bar.update(self.resumed)
+        try:
+            try:
+                if self.merged < self.n_blocks and not ctrl_c.count:
+                    self.pool = self.pool or executors.open_pool(self.name, workers, scheduler)
+                while self.merged < self.n_blocks and not ctrl_c.count:
+                    self._maybe_upgrade()
+                    self._submit()
+                    self._take(self.pool.wait_first(list(self.pending), POLL))
+                    self._merge_ready()
+                    if self.failed is not None and not any(b < self.failed[0] for b, _ in self.pending.values()):
+                        # Every block before the failed one is merged: the partial
+                        # result is the same whichever worker ran what.
+                        raise self.failed[1]  # the block's error (or a strategy's KeyboardInterrupt)
+            except KeyboardInterrupt as e:  # a strategy's, or a Ctrl-C where the flag could not be set
+                self.interrupted = True
+                if isinstance(e, StrategyInterrupt):  # not a Ctrl-C: a user's strategy raised it
+                    self.interrupted_by = str(e)
+            except Exception as e:  # a strategy's illegal action, say: keep what is done
+                self.error = e
+            if ctrl_c.count and self.merged < self.n_blocks:
+                self.interrupted = True
+                self._drain()
+            self._close(cancel=self.interrupted or self.error is not None)
+        except KeyboardInterrupt:  # raised in here, where no flag was set (not the main thread's default)
+            self.interrupted = True
+            self._close(cancel=True)
+        finally:
+            if self.bar is not None:
+                self.bar.close()
+
+    def _maybe_upgrade(self):
+        if not self.upgrade:
+            return
+        elapsed = time.perf_counter() - self.start
+        if self.warmup is None and elapsed >= UPGRADE_AFTER and self.merged > self.first_block:
+            left = elapsed * (self.n_blocks - self.merged) / (self.merged - self.first_block)
+            if left >= UPGRADE_LEFT:
+                self.warmup = executors.Warmup(self.run_block, self.workers)
+            else:
+                self.upgrade = False
+        elif self.warmup is not None and self.warmup.ready():
+            self.thread_pool, self.pool = self.pool, executors.open_pool("processes", self.workers)
+            self.name, self.upgrade = "threads, then processes", False
+        elif self.warmup is not None and self.warmup.failed:
+            self.upgrade = False
+
+    def _submit(self):
+        pool, workers, bs = self.pool, self.workers, self.bs
+        per_task = pool.blocks_per_task
+        if self.n_blocks - self.next_block < 2 * workers * per_task:
+            per_task = 1  # the last blocks one a task, so that no worker waits on another's long task
+        while (self.failed is None and self.next_block < self.n_blocks and not self.ctrl_c.count
+               and len(self.pending) * per_task + len(self.results) < 2 * workers * per_task):
+            b0 = self.next_block
+            blocks = [(b, min(bs, self.n_deals - b * bs)) for b in range(b0, min(b0 + per_task, self.n_blocks))]
+            chunked = pool.blocks_per_task > 1
+            if not chunked:
+                fut = pool.submit(self.run_block, *blocks[0])
+            else:  # several blocks per task (fewer round trips); a Ctrl-C in one comes back as a value
+                fut = pool.submit(executors.run_blocks, self.run_block, blocks)
+            self.pending[fut] = (b0, chunked)
+            self.next_block += len(blocks)
+
+    def _take(self, finished):
+        """Move finished futures' blocks to ``results`` (errors to ``failed``)."""
+        finished_now = self.pool.collect(finished)
+        for fut in finished:
+            if fut not in finished_now:  # cancelled
+                self.pending.pop(fut, None)
+        # In block order, so that an error in one block never hides an
+        # earlier block that finished at the same moment.
+        for fut in sorted(finished_now, key=lambda f: self.pending[f][0]):
+            b, chunked = self.pending.pop(fut)
+            value, err = finished_now[fut]
+            if err is None and chunked:
+                parts, err = value
+                self.results.update(zip(range(b, b + len(parts)), parts))
+                b += len(parts)
+            elif err is None:
+                self.results[b] = value
+            if isinstance(err, executors.Stopped):
+                continue  # the run was stopped: the task's later blocks were not played
+            if err is not None and (self.failed is None or b < self.failed[0]):
+                self.failed = (b, err)
+
+    def _merge_ready(self):
+        """Merge the finished blocks that continue the merged prefix."""
+        while self.merged < self.n_blocks and self.merged in self.results:
+            part = self.results.pop(self.merged)
+            self.acc = part if self.acc is None else self.merge_fn(self.acc, part)
+            self.merged += 1
+            if self.bar is not None:
+                self.bar.update(min(self.bs, self.n_deals - (self.merged - 1) * self.bs))
+            if self.done is not None and self.done(self.acc):
+                self.n_blocks = self.merged
+                break
+            if self.checkpoint is not None and self.checkpoint.due():
+                self.checkpoint.save(self.acc, self.merged, min(self.merged * self.bs, self.n_deals))
+
+    def _drain(self):
+        """After a Ctrl-C: keep every block the workers finished.
+
+        A block can be merged only once every block before it is: the workers
+        play no block at or past the last finished one (they finish the block
+        in hand and drop the rest of their task), but do play the few below it
+        that close the gaps (a worker's task of four blocks, half played).
+        Tasks that hold no such block are cancelled or left to end in the
+        background. A second Ctrl-C stops waiting.
+        """
+        cancelled = set()
+        while True:
+            limit = max(max(self.results, default=-1) + 1, self.merged)
+            for pool in (self.pool, self.thread_pool):
+                if pool is not None:
+                    pool.stop(limit)
+            for fut, (b0, _) in list(self.pending.items()):
+                if b0 >= limit and fut not in cancelled:
+                    cancelled.add(fut)
+                    if fut.cancel() is True:  # not started (Dask cancels asynchronously: it comes back cancelled)
+                        self.pending.pop(fut)
+            # Only tasks that hold a block below the limit are waited for; the others
+            # can add nothing to the merged prefix, and end in the background.
+            needed = [fut for fut, (b0, _) in self.pending.items() if b0 < limit]
+            if not needed or self.ctrl_c.count >= 2:
+                break
+            self._take(self.pool.wait_first(needed, POLL))
+        self._take({fut for fut in self.pending if fut.done()})
+        self._merge_ready()
+
+    def _close(self, cancel: bool):
+        for fut in self.pending:
+            fut.cancel()
+        for pool in (self.pool, self.thread_pool):
+            if pool is not None:
+                pool.close(cancel)
+        self.pool = self.thread_pool = None
 
 
 def _progress_bar(progress, total, label):
