@@ -1,0 +1,522 @@
+"""Solving: fictitious play over an information abstraction, one mixed table shared by every seat.
+
+:func:`solve` iterates best responses (:func:`simcore.exploit.exploit`) into a
+near-equilibrium *mixed table*: per decision, a probability per (bucket,
+canonical action), played by every seat (the games are symmetric up to seat;
+the abstractions put the seat's position in the bucket where the order of play
+matters).
+
+- **The average.** Iteration ``t`` fits a best response (BR) of one seat,
+  ``t mod P`` (the seats take turns), against a field that plays the current
+  average table at every seat. The BR's action then enters the average of
+  every bucket the fit visited with the bucket's own weight: a bucket updated
+  ``n`` times before holds the mean of its initial play and ``n`` BRs, so
+  ``new = old + (BR - old) / (n + 1)``. Where the BR keeps the field's play
+  (too few visits, or no action ahead at the fit's confidence) its "action" is
+  the average itself, so that bucket does not move.
+- **The start.** Rows never visited hold no entry: they play ``init`` (the
+  game's default policy unless given). A row visited for the first time starts
+  from the share of each action ``init`` chose there in the fit (the fit counts
+  them), then takes the BR in.
+- **Each iteration reports** the BR's gain over the average on fresh deals
+  (exploit's measuring path: a lower bound on the table's exploitability at that
+  seat, with its 95% interval) and how much probability moved (per decision:
+  half the L1 change of each row, weighted by how often the fit visited it).
+- **Ends** after ``iterations`` measurements, at ``target`` (the gain's upper
+  95% end at or below it) or on Ctrl-C, keeping what it has. The table written
+  is the one the last completed iteration measured (no update follows the last
+  measurement), so its metadata's gain is its own; after an interruption it is
+  the newest average (what a resume continues from), and says so.
+- **Reproducible.** Every iteration's seed is derived from ``seed`` and the
+  iteration number; the fit is exploit's (same table at any worker count, on
+  threads, processes or Dask); the update is deterministic numpy.
+- **Checkpoint and resume** at iteration boundaries: the average, the weights,
+  the iteration count, the log and the settings, in one file guarded by a
+  SHA-256 of its body (a damaged or edited file is refused).
+
+Why fictitious play and not external-sampling MCCFR: exploit already gives a
+paired, variance-controlled BR fit over the same buckets, on every executor;
+FP's table is the average of BRs and needs nothing else, while MCCFR would
+need a regret traversal of its own per game. See docs/solving.md.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field as dc_field
+
+import numpy as np
+from numba import njit
+
+from .engine.checks import check_deals, check_seed, check_whole, is_real
+from .engine.stats import Z95
+
+SOLVE_TAG = 0x534F4C56  # "SOLV": the solver's own seed domain
+CHECKPOINT_FORMAT = b"pvsim-solve-checkpoint 1"
+DEFAULT_ITERATIONS = 20
+DEFAULT_DEALS = 50_000
+DEFAULT_EVAL_DEALS = 50_000
+
+
+def iteration_seed(seed: int, t: int) -> int:
+    """The seed of iteration ``t`` (its fit and measurement derive their own from it)."""
+    ss = np.random.SeedSequence([int(seed), SOLVE_TAG, int(t)])
+    return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+# -- the average as a policy ------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _draw(buckets, canon, probs, legal, u, out):
+    """Row i draws a legal real action with the probability its bucket gives its canonical index
+    (renormalised over the legal ones); -1 where the bucket has no entry (or no legal mass)."""
+    n, na = canon.shape
+    for i in range(n):
+        b = buckets[i]
+        total = 0.0
+        for a in range(na):
+            if legal[i, a]:
+                total += probs[b, canon[i, a]]
+        out[i] = -1
+        if total > 0.0:
+            x = u[i] * total
+            acc = 0.0
+            for a in range(na):
+                if legal[i, a]:
+                    p = probs[b, canon[i, a]]
+                    if p > 0.0:
+                        out[i] = a
+                        acc += p
+                        if x < acc:
+                            break
+
+
+class MixedTable:
+    """One decision of the average table as a strategy: a draw from the bucket's probabilities
+    (from the seat's own stream: one uniform a row, every call), ``fallback`` where the bucket has
+    no entry. ``source`` lets worker processes rebuild the abstraction by name."""
+
+    def __init__(self, abstraction, probs: np.ndarray, fallback, source=None):
+        self.abstraction = abstraction
+        self.probs = np.ascontiguousarray(probs, dtype=np.float64)
+        self.fallback = fallback  # (label, fn)
+        self.source = source  # (variant name, options, decision, P, abstraction name) or None
+
+    def __call__(self, obs, rng):
+        from .exploit import _observe
+
+        legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
+        n, A = legal.shape
+        b, canon = _observe(self.abstraction, obs, int(obs.get("round", 0)), n, A)
+        out = np.empty(n, np.int64)
+        _draw(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out)
+        miss = out < 0
+        if miss.any():
+            fb = np.asarray(self.fallback[1](obs, rng), dtype=np.int64)
+            out[miss] = fb[miss]
+        return out
+
+    def __reduce__(self):
+        if self.source is None:
+            return MixedTable, (self.abstraction, self.probs, self.fallback)
+        return _rebuild_mixed, (self.source, self.probs, self.fallback[0])
+
+
+def _rebuild_mixed(source, probs, fallback_label):
+    from . import abstraction as abstraction_module
+    from .api import _registry
+    from .variants import get_variant
+
+    name, opts, decision, n_players, abs_name = source
+    v = get_variant(name, **opts)
+    abst = abstraction_module.get_abstraction(v, decision, n_players, abs_name)
+    return MixedTable(abst, probs, _registry().resolve(v, decision, fallback_label), source)
+
+
+# -- state, log, result ----------------------------------------------------------------------
+
+
+SETTINGS = ("game", "options", "n_players", "abstraction", "seed", "init", "deals", "eval_deals", "passes",
+            "min_visits", "confidence", "block_size")
+
+
+@dataclass
+class SolveState:
+    """What an iteration boundary needs to go on: the settings, the average table (per decision
+    (n_buckets, n_actions), all-zero rows = no entry), each bucket's weight (terms averaged in),
+    the number of iterations done and their log."""
+
+    settings: dict
+    avg: dict
+    weight: dict
+    iteration: int = 0
+    log: list = dc_field(default_factory=list)
+
+
+@dataclass
+class SolveResult:
+    variant: str
+    n_players: int
+    options: dict
+    abstraction: str
+    seed: int
+    init: str
+    unit: str
+    iterations: int  # iterations completed (BR fits measured)
+    log: list  # one dict per iteration
+    tables: dict  # {decision: (n_buckets, n_actions) float64}: the average kept (the last one measured,
+    # unless an interruption came after an update: then log[-1]["moved"] is not None)
+    stopped: str  # "iterations", "target", "interrupted"
+    target: float | None = None
+    seconds: float = 0.0
+    files: dict = dc_field(default_factory=dict)
+
+    LABEL = "lower bound on exploitability (one seat's best-response gain)"
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stopped == "interrupted"
+
+    @property
+    def last(self) -> dict | None:
+        return self.log[-1] if self.log else None
+
+    def to_dict(self) -> dict:
+        from .engine.results import json_ready
+
+        return json_ready({
+            "variant": self.variant, "players": self.n_players, "options": dict(self.options),
+            "abstraction": self.abstraction, "seed": self.seed, "init": self.init, "unit": self.unit,
+            "label": self.LABEL, "iterations": self.iterations, "stopped": self.stopped,
+            "interrupted": self.interrupted, "target": self.target, "final": self.last,
+            "log": self.log, "files": self.files, "seconds": round(self.seconds, 3),
+        })
+
+    def text(self) -> str:
+        lines = [f"{self.variant}, {self.n_players} players, abstraction {self.abstraction}, fictitious play "
+                 f"from {self.init}, seed {self.seed}",
+                 f"each iteration: a best response of one seat to the average table, its gain per deal in "
+                 f"{self.unit} on fresh deals (a lower bound on exploitability; 95% interval), and the share "
+                 "of probability mass the update moved:",
+                 f"  {'iter':>4}  {'seat':>4}  {'BR gain':>9}  {'95% interval':>20}  {'moved':>7}  {'seconds':>7}"]
+        for r in self.log:
+            moved = f"{r['moved']:.4f}" if r.get("moved") is not None else "-"
+            lines.append(f"  {r['iteration']:>4}  {r['seat']:>4}  {r['gain']:>9.4f}  "
+                         f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]  {moved:>7}  {r['seconds']:>7.1f}")
+        why = {"iterations": "the iteration count", "target": f"the target (gain at most {self.target})",
+               "interrupted": "an interruption (Ctrl-C): the table of the last completed iteration is kept"}
+        lines.append(f"stopped by {why.get(self.stopped, self.stopped)} after {self.iterations} iterations, "
+                     f"{self.seconds:.1f} s")
+        if self.last is not None:
+            r = self.last
+            lines.append(f"last measurement (iteration {r['iteration']}, seat {r['seat']}): BR gain "
+                         f"{r['gain']:.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] {self.unit} a deal, "
+                         + ("of the table kept" if r.get("moved") is None else
+                            "of the table before its last update (the table kept took one more BR in, unmeasured)"))
+        for k, p in self.files.items():
+            lines.append(f"{k} written to {p}")
+        return "\n".join(lines)
+
+
+# -- checkpoints -------------------------------------------------------------------------------
+
+
+def save_checkpoint(path, state: SolveState) -> None:
+    """Write ``state`` atomically: a format line, the SHA-256 of the body, the body (.npz bytes)."""
+    buf = io.BytesIO()
+    arrays = {}
+    for d in state.avg:
+        arrays[f"avg_{d}"] = state.avg[d]
+        arrays[f"weight_{d}"] = state.weight[d]
+    meta = {"settings": state.settings, "iteration": state.iteration, "log": state.log,
+            "decisions": list(state.avg)}
+    np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
+    body = buf.getvalue()
+    path = os.fspath(path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(CHECKPOINT_FORMAT + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path) -> SolveState:
+    """Read a solve checkpoint; a ValueError names the file and what is wrong with it."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read solve checkpoint {path!r}: {e.strerror or e}") from None
+    head, sep, rest = raw.partition(b"\n")
+    if head != CHECKPOINT_FORMAT or not sep:
+        raise ValueError(f"{path!r} is not a pvsim solve checkpoint (it does not start with "
+                         f"{CHECKPOINT_FORMAT.decode()!r})")
+    checksum, sep, body = rest.partition(b"\n")
+    if not sep or hashlib.sha256(body).hexdigest().encode() != checksum:
+        raise ValueError(f"solve checkpoint {path!r} is damaged: its checksum does not match its contents")
+    with np.load(io.BytesIO(body), allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        avg = {d: z[f"avg_{d}"] for d in meta["decisions"]}
+        weight = {d: z[f"weight_{d}"] for d in meta["decisions"]}
+    return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"])
+
+
+def _check_resumed(state: SolveState, settings: dict, path) -> None:
+    diff = [k for k in SETTINGS if _norm(state.settings.get(k)) != _norm(settings.get(k))]
+    if diff:
+        text = "; ".join(f"{k} {state.settings.get(k)!r} there, {settings.get(k)!r} here" for k in diff)
+        raise ValueError(f"solve checkpoint {os.fspath(path)!r} was made with other settings: {text}")
+
+
+def _norm(x):
+    return json.loads(json.dumps(x))
+
+
+# -- the update --------------------------------------------------------------------------------
+
+
+def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarray, choices: np.ndarray):
+    """Mix one BR into one decision's average, in place; returns the visit-weighted share of
+    probability mass moved.
+
+    ``br``: (n_buckets,) canonical action, -1 = the field's play (no move); ``visits``: (n_buckets,)
+    how often the fit saw each bucket; ``choices``: (n_buckets, n_actions) how often the field chose
+    each canonical action there (the start of a row seen for the first time).
+    """
+    rows = np.flatnonzero(visits)
+    if len(rows) == 0:
+        return 0.0
+    fresh = rows[avg[rows].sum(axis=1) == 0]
+    if len(fresh):
+        c = choices[fresh].astype(np.float64)
+        s = c.sum(axis=1, keepdims=True)
+        avg[fresh] = np.where(s > 0, c / np.maximum(s, 1), 1.0 / avg.shape[1])
+        weight[fresh] = 1
+    old = avg[rows].copy()
+    b = br[rows]
+    target = old.copy()
+    hit = b >= 0
+    target[hit] = 0.0
+    target[np.flatnonzero(hit), b[hit]] = 1.0
+    w = weight[rows].astype(np.float64)[:, None]
+    new = old + (target - old) / (w + 1.0)
+    new /= new.sum(axis=1, keepdims=True)
+    avg[rows] = new
+    weight[rows] += 1
+    moved = 0.5 * np.abs(new - old).sum(axis=1)
+    v = visits[rows].astype(np.float64)
+    return float((moved * v).sum() / v.sum())
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=None, abstraction="coarse",
+          deals_per_iteration: int = DEFAULT_DEALS, eval_deals: int = DEFAULT_EVAL_DEALS, seed: int = 0,
+          options=None, init=None, passes: int = 1, min_visits: int | None = None, confidence: float | None = None,
+          block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
+          out=None, chart=None, log_json=None, progress=False, callback=None) -> SolveResult:
+    """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
+
+    Parameters
+    ----------
+    game, options : the variant (name or object) and its rule options.
+    n_players : players at the table.
+    iterations : best-response fits (each measured); the table written is the last one measured.
+    target : stop once a measured gain's upper 95% end is at most this (per deal, game's unit).
+    abstraction : "coarse", "medium", "fine" (the game's own) or {decision: Abstraction object}
+        (then no table file can be written: a table file names its abstraction).
+    deals_per_iteration : fitting deals per stage of each BR fit (exploit's ``deals``).
+    eval_deals : fresh deals measuring each iteration's BR gain.
+    seed : the run's seed; iteration t uses a seed derived from (seed, t).
+    init : the policy spec of rows without an entry yet (default: the game's default policies).
+    passes, min_visits, confidence, block_size : the BR fit's (see :func:`simcore.exploit.exploit`).
+    executor, workers, scheduler : where blocks run (as in :func:`simcore.simulate`).
+    checkpoint : save the state here after every iteration; resume : start from such a file.
+    out : write the table (``table:FILE`` plays it); chart / log_json default to ``out`` with
+        ``.png`` / ``.json`` (the convergence chart and the iteration log).
+    callback : called with each iteration's log entry (after it is checkpointed).
+    """
+    from .api import _registry, _variant
+    from .exploit import DEFAULT_CONFIDENCE, DEFAULT_MIN_VISITS, exploit, resolve_abstractions
+
+    t_start = time.perf_counter()
+    iterations = check_whole(iterations, 1, "iterations must be a positive integer")
+    if target is not None and (not is_real(target) or not target > 0 or not math.isfinite(target)):
+        raise ValueError(f"target must be a positive number (a gain per deal), got {target!r}")
+    deals = check_deals(deals_per_iteration)
+    eval_deals = check_deals(eval_deals)
+    seed = check_seed(seed)
+    passes = check_whole(passes, 1, "passes must be a positive integer")
+    min_visits = DEFAULT_MIN_VISITS if min_visits is None else check_whole(
+        min_visits, 1, "min_visits must be a positive integer")
+    confidence = DEFAULT_CONFIDENCE if confidence is None else confidence
+    if not is_real(confidence) or not 0 <= confidence < 1:
+        raise ValueError(f"confidence must be a number in [0, 1), got {confidence!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {callback!r}")
+    v = _variant(game, options)
+    v.check_players(n_players)
+    P = int(n_players)
+    abs_name, absts = resolve_abstractions(v, P, abstraction)
+    by_name = abs_name if isinstance(abstraction, str) else None
+    if out is not None and by_name is None:
+        raise ValueError("out: a table file names its abstraction, so it needs one of the game's own "
+                         "(abstraction='coarse', 'medium' or 'fine'), not a dict of objects")
+    for name, path in (("out", out), ("chart", chart), ("log_json", log_json), ("checkpoint", checkpoint),
+                       ("resume", resume)):
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"{name} is a file name, got {path!r}")
+    reg = _registry()
+    init_seat = reg.lineup(v, P, init, init)[0]
+    init_label = reg.spec_label(init_seat)
+    decisions = [d.name for d in v.decisions]
+    n_actions = {d: int(v.decision(d).n_actions) for d in decisions}
+    settings = {"game": v.name, "options": dict(v.opts), "n_players": P, "abstraction": abs_name, "seed": seed,
+                "init": init_label, "deals": deals, "eval_deals": eval_deals, "passes": passes,
+                "min_visits": min_visits, "confidence": float(confidence), "block_size": int(block_size)}
+    if resume is not None:
+        state = load_checkpoint(resume)
+        _check_resumed(state, settings, resume)
+        for d in decisions:
+            want = (absts[d].n_buckets, n_actions[d])
+            if state.avg.get(d) is None or state.avg[d].shape != want:
+                raise ValueError(f"solve checkpoint {os.fspath(resume)!r}: its {d} table is not {want}")
+    else:
+        state = SolveState(settings, {d: np.zeros((absts[d].n_buckets, n_actions[d])) for d in decisions},
+                           {d: np.zeros(absts[d].n_buckets, np.int64) for d in decisions})
+    run = {"executor": executor, "workers": workers, "scheduler": scheduler}
+    source = (lambda d: (v.name, dict(v.opts), d, P, by_name)) if by_name else (lambda d: None)
+    stopped = "iterations"
+    if state.log and target is not None and state.log[-1]["ci_high"] <= target:
+        stopped = "target"
+    try:
+        while state.iteration < iterations and stopped != "target":
+            t = state.iteration
+            K = t % P
+            t0 = time.perf_counter()
+            field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d)))
+                     for d in decisions}
+            r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
+                        seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
+                        passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
+                        **run)
+            rep = r.seats[0]
+            if rep.eval_deals < eval_deals:  # the measurement was interrupted (Ctrl-C): not a result
+                raise KeyboardInterrupt("interrupted while measuring")
+            entry = {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
+                     "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,
+                     "eval_deals": rep.eval_deals,
+                     "departure": {st.stage.name: st.departure_rate for st in rep.stages},
+                     "moved": None, "moved_by_decision": {}}
+            reached = target is not None and entry["ci_high"] <= target
+            avg, weight = state.avg, state.weight
+            if not (reached or t + 1 >= iterations):  # no update after the last measurement
+                avg = {d: a.copy() for d, a in state.avg.items()}
+                weight = {d: w.copy() for d, w in state.weight.items()}
+                visits, choices = {}, {}
+                for st in rep.stages:
+                    d, s = st.stage.decision, st.stats
+                    visits[d] = visits.get(d, 0) + s.field_count
+                    choices[d] = choices.get(d, 0) + s.field_choice
+                total, moved = 0.0, 0.0
+                for d in decisions:
+                    if d in visits:
+                        m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d])
+                        n_vis = float(visits[d].sum())
+                        entry["moved_by_decision"][d] = m
+                        moved, total = moved + m * n_vis, total + n_vis
+                entry["moved"] = moved / total if total else 0.0
+            entry["seconds"] = time.perf_counter() - t0
+            # one assignment: an interruption leaves the state of one iteration boundary or the next
+            state = SolveState(settings, avg, weight, t + 1, state.log + [entry])
+            if checkpoint is not None:
+                save_checkpoint(checkpoint, state)
+            if reached:
+                stopped = "target"
+            if callback is not None:
+                callback(entry)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
+                         list(state.log), state.avg, stopped, target)
+    result.seconds = time.perf_counter() - t_start
+    if out is not None:
+        result.files.update(write_outputs(result, out, chart, log_json))
+    else:
+        if chart is not None:
+            result.files["chart"] = convergence_chart(result, chart)
+        if log_json is not None:
+            result.files["log"] = _write_json(result, log_json)
+    return result
+
+
+def table_meta(result: SolveResult) -> dict:
+    last = result.last or {}
+    return {"made_by": "pvsim solve", "algorithm": "fictitious play", "seed": result.seed, "init": result.init,
+            "iterations": result.iterations, "stopped": result.stopped,
+            "measured_iteration": last.get("iteration"),
+            "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
+                         if last and last.get("moved") is None else None)}
+
+
+def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
+    """The table (``table:FILE``), the convergence chart and the iteration log; returns their paths."""
+    from strategies.table import save_table
+
+    out = os.fspath(out)
+    stem = os.path.splitext(out)[0]
+    save_table(out, game=result.variant, options=dict(result.options), n_players=result.n_players,
+               abstraction=result.abstraction, tables=result.tables, fallback=result.init,
+               meta=table_meta(result))
+    files = {"table": out}
+    if result.log:
+        files["chart"] = convergence_chart(result, chart or f"{stem}.png")
+    files["log"] = _write_json(result, log_json or f"{stem}.json")
+    return files
+
+
+def _write_json(result: SolveResult, path) -> str:
+    path = os.fspath(path)
+    with open(path, "w") as f:
+        json.dump(result.to_dict(), f, indent=2)
+        f.write("\n")
+    return path
+
+
+def convergence_chart(result: SolveResult, path) -> str:
+    """Exploitability (the BR gain, a lower bound) by iteration with 95% intervals (Agg backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = os.fspath(path)
+    it = np.array([r["iteration"] for r in result.log])
+    g = np.array([r["gain"] for r in result.log])
+    lo = np.array([r["ci_low"] for r in result.log])
+    hi = np.array([r["ci_high"] for r in result.log])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.errorbar(it, g, yerr=[g - lo, hi - g], fmt="o-", ms=3, capsize=2, label="best-response gain (95% interval)")
+    ax.axhline(0, color="grey", lw=0.8)
+    if result.target is not None:
+        ax.axhline(result.target, color="tab:red", ls="--", lw=0.8, label=f"target {result.target}")
+    ax.set_xlabel("iteration (seat t mod P best-responds)")
+    ax.set_ylabel(f"gain per deal ({result.unit})")
+    ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: fictitious play")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+__all__ = ["solve", "SolveResult", "SolveState", "MixedTable", "update", "save_checkpoint", "load_checkpoint",
+           "iteration_seed", "convergence_chart", "write_outputs"]

@@ -1,0 +1,220 @@
+"""Fictitious play (simcore.solve): it converges on a game small enough to enumerate, gives the
+same table on threads and processes, resumes to the same table, keeps its table when interrupted,
+and writes a table file that `table:FILE` plays.
+
+Most checks use Draw Duel (tests/test_exploit_game.py; deck 7, 2 players, a bucket per
+information set), whose exact values tests/solve_exact.py computes by enumerating its 5,040 deals.
+Monte Carlo: fixed seeds; the sampled gains are compared with the exact ones with a tolerance of
+4 standard errors, and the convergence checks leave a margin of at least 2x over what seeds 1-3 give.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from solve_exact import Enumeration
+from test_exploit_game import DRAW, STAKE, DrawDuel, history_abstraction, register_duel, unregister_duel
+
+SMALL = dict(deals_per_iteration=20_000, eval_deals=20_000, block_size=4096, options={"deck": 7})
+
+
+@pytest.fixture(scope="module")
+def duel():
+    register_duel()
+    yield
+    unregister_duel()
+
+
+@pytest.fixture(scope="module")
+def exact(duel):
+    abst = history_abstraction(7)
+    return abst, Enumeration(DrawDuel(deck=7), abst)
+
+
+def _empty(abst):
+    return {d: np.zeros((abst[d].n_buckets, 2)) for d in abst}
+
+
+def _exact_fp(abst, E, iterations):
+    """Fictitious play with exact best responses (the same update), from the same start."""
+    from simcore.solve import update
+
+    avg, w = _empty(abst), {d: np.zeros(abst[d].n_buckets, np.int64) for d in abst}
+    for _ in range(iterations):
+        _, Q = E.best_response(avg)
+        for d in abst:
+            seen = ~np.isnan(Q[d][:, 0])
+            br = np.where(seen & (Q[d][:, 1] != Q[d][:, 0]), np.argmax(np.nan_to_num(Q[d], nan=-1), axis=1), -1)
+            b = np.arange(abst[d].n_buckets)
+            card = np.where(b >= 7, (b - 7) % 7, b) if d == DRAW else b % 7
+            init = ((card < 4) if d == DRAW else (card >= 4)).astype(np.int64)
+            choices = np.zeros((len(b), 2))
+            choices[b, init] = 1
+            update(avg[d], w[d], br, seen.astype(np.int64), choices)
+    return avg
+
+
+def test_fictitious_play_converges_to_the_enumerated_equilibrium(exact):
+    from simcore.solve import solve
+
+    abst, E = exact
+    start = E.gain(_empty(abst))  # the default field (exchange under 4, play from 4): 0.097 points a deal
+    r = solve("duel", 2, iterations=12, abstraction=abst, seed=1, executor="threads", workers=1, **SMALL)
+    assert r.iterations == 12 and r.stopped == "iterations" and not r.interrupted
+    log = r.log
+    # The first iteration measures the start: its sampled gain is a lower bound within 4 SE of the exact one.
+    assert abs(log[0]["gain"] - start) <= 4 * log[0]["stderr"], (log[0]["gain"], start)
+    # Exploitability falls: the table kept is exactly at most a quarter as exploitable (seeds 1-3: 1/8),
+    # and the last sampled gain is far below the first.
+    final = E.gain(r.tables)
+    assert final <= start / 4, (final, start)
+    assert log[-1]["ci_high"] < log[0]["ci_low"] / 3
+    # The last measurement is of the table kept: a lower bound on its exact gain (4 SE).
+    assert log[-1]["moved"] is None
+    assert log[-1]["gain"] <= final + 4 * log[-1]["stderr"]
+    assert all(e["moved"] >= 0 for e in log[:-1]) and log[1]["moved"] > log[-2]["moved"]
+    # Every row is a distribution (or empty: the default policy plays it).
+    for d, t in r.tables.items():
+        s = t.sum(axis=1)
+        assert np.all((np.abs(s - 1) < 1e-9) | (s == 0)), d
+
+    # The equilibrium by enumeration: exact fictitious play, 150 iterations (exact gain < 0.001).
+    eq = _exact_fp(abst, E, 150)
+    assert E.gain(eq) < 1e-3
+    _, Q = E.best_response(eq)
+    agree = total = 0
+    for d in (DRAW, STAKE):
+        gap = np.abs(Q[d][:, 1] - Q[d][:, 0])
+        clear = ~np.isnan(gap) & (gap >= 0.05) & (eq[d].max(axis=1) > 0.99) & (r.tables[d].sum(axis=1) > 0)
+        agree += int((np.argmax(r.tables[d][clear], 1) == np.argmax(eq[d][clear], 1)).sum())
+        total += int(clear.sum())
+    # where the equilibrium is pure and its action worth 0.05 a deal more, the sampled table mostly
+    # plays it after 12 iterations (seeds 1-3: 93-97% of ~140 buckets)
+    assert total >= 100 and agree >= 0.85 * total, (agree, total)
+
+
+def test_the_same_seed_gives_the_same_table_on_threads_and_processes(duel):
+    from simcore.solve import solve
+
+    kw = dict(SMALL, iterations=3, abstraction=history_abstraction(7), seed=4)
+    one = solve("duel", 2, executor="threads", workers=1, **kw)
+    procs = solve("duel", 2, executor="processes", workers=2, **kw)
+    for d in one.tables:
+        assert np.array_equal(one.tables[d], procs.tables[d]), d
+    strip = lambda log: [{k: v for k, v in e.items() if k != "seconds"} for e in log]  # noqa: E731
+    assert strip(one.log) == strip(procs.log)
+    other = solve("duel", 2, executor="threads", workers=1, **dict(kw, seed=5))
+    assert any(not np.array_equal(one.tables[d], other.tables[d]) for d in one.tables)
+
+
+def test_a_resumed_run_gives_the_table_of_an_uninterrupted_one(duel, tmp_path):
+    from simcore.solve import load_checkpoint, solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=6, executor="threads", workers=1)
+    full = solve("duel", 2, iterations=4, **kw)
+    ck = tmp_path / "fp.ckpt"
+    part = solve("duel", 2, iterations=2, checkpoint=ck, **kw)
+    assert part.iterations == 2 and load_checkpoint(ck).iteration == 2
+    # the run of 2 measured its table last and did not update it; the resumed run goes on from the
+    # checkpoint (the state after iteration 2's update is what a longer run has there)
+    ck2 = tmp_path / "fp2.ckpt"
+    part = solve("duel", 2, iterations=3, checkpoint=ck2, callback=_stop_after(1), **kw)
+    assert part.interrupted and part.iterations == 2
+    done = solve("duel", 2, iterations=4, resume=ck2, **kw)
+    assert done.iterations == 4 and done.stopped == "iterations"
+    for d in full.tables:
+        assert np.array_equal(full.tables[d], done.tables[d]), d
+    strip = lambda log: [{k: v for k, v in e.items() if k != "seconds"} for e in log]  # noqa: E731
+    assert strip(full.log) == strip(done.log)
+
+
+def _stop_after(k):
+    def cb(entry):
+        if entry["iteration"] >= k:
+            raise KeyboardInterrupt
+    return cb
+
+
+def test_an_interruption_keeps_the_table_and_says_so(duel, tmp_path):
+    from simcore.solve import load_checkpoint, solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=7, executor="threads", workers=1)
+    ck = tmp_path / "fp.ckpt"
+    r = solve("duel", 2, iterations=10, checkpoint=ck, callback=_stop_after(2), log_json=tmp_path / "log.json",
+              **kw)
+    assert r.stopped == "interrupted" and r.iterations == 3
+    assert r.log[-1]["moved"] is not None  # the kept table took iteration 2's BR in
+    state = load_checkpoint(ck)
+    for d in r.tables:
+        assert np.array_equal(r.tables[d], state.avg[d])
+        assert r.tables[d].sum() > 0
+    assert "interrupt" in r.text()
+    saved = json.loads((tmp_path / "log.json").read_text())
+    assert saved["interrupted"] is True and saved["iterations"] == 3 and len(saved["log"]) == 3
+
+
+def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
+    from simcore.solve import solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=8, executor="threads", workers=1)
+    ck = tmp_path / "fp.ckpt"
+    solve("duel", 2, iterations=2, checkpoint=ck, **kw)
+    with pytest.raises(ValueError, match="seed 8 there, 9 here"):
+        solve("duel", 2, iterations=3, resume=ck, **dict(kw, seed=9))
+    raw = bytearray(ck.read_bytes())
+    raw[-10] ^= 0xFF
+    bad = tmp_path / "bad.ckpt"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="damaged"):
+        solve("duel", 2, iterations=3, resume=bad, **kw)
+    other = tmp_path / "other.ckpt"
+    other.write_bytes(b"hello\n")
+    with pytest.raises(ValueError, match="not a pvsim solve checkpoint"):
+        solve("duel", 2, iterations=3, resume=other, **kw)
+
+
+def test_bad_input_is_a_clear_error(duel):
+    from simcore.solve import solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7))
+    with pytest.raises(ValueError, match="iterations"):
+        solve("duel", 2, iterations=0, **kw)
+    with pytest.raises(ValueError, match="target"):
+        solve("duel", 2, iterations=2, target=-0.1, **kw)
+    with pytest.raises(ValueError, match="abstraction"):
+        solve("duel", 2, iterations=2, out="x.npz", **kw)
+    with pytest.raises(ValueError, match="confidence"):
+        solve("duel", 2, iterations=2, confidence=1.5, **kw)
+
+
+def test_a_target_stops_the_run_on_the_table_it_measured(duel):
+    from simcore.solve import solve
+
+    r = solve("duel", 2, iterations=30, target=0.02, abstraction=history_abstraction(7), seed=1,
+              executor="threads", workers=1, **SMALL)
+    assert r.stopped == "target" and r.iterations < 30
+    assert r.log[-1]["ci_high"] <= 0.02 and all(e["ci_high"] > 0.02 for e in r.log[:-1])
+    assert r.log[-1]["moved"] is None
+
+
+def test_a_built_in_game_writes_a_table_that_table_FILE_plays(tmp_path):
+    """Estonian at 3 players, coarse buckets, a tiny budget: the file, chart and log are written, the
+    table is mixed, names fictitious play, and plays in simulate as the field."""
+    from simcore import simulate
+    from simcore.solve import solve
+    from strategies.table import load_table
+
+    out = tmp_path / "fp.npz"
+    r = solve("estonian", 3, iterations=2, deals_per_iteration=4096, eval_deals=4096, block_size=2048, seed=3,
+              passes=1, executor="threads", workers=1, out=out)
+    assert set(r.files) == {"table", "chart", "log"} and all(os.path.exists(p) for p in r.files.values())
+    tf = load_table(out)
+    assert tf.decisions == ("pass", "discard") and tf.mixed("pass") and tf.meta["algorithm"] == "fictitious play"
+    assert tf.meta["measured"]["gain"] == r.log[-1]["gain"]
+    s = simulate("estonian", 3, 2048, 1, hero=f"table:{out}", field=f"table:{out}", block_size=1024)
+    assert s.n_deals == 2048
+    saved = json.loads((tmp_path / "fp.json").read_text())
+    assert saved["variant"] == "estonian" and len(saved["log"]) == 2
