@@ -5,7 +5,7 @@ and writes a table file that `table:FILE` plays.
 Most checks use Draw Duel (tests/test_exploit_game.py; deck 7, 2 players, a bucket per
 information set), whose exact values tests/solve_exact.py computes by enumerating its 5,040 deals.
 Monte Carlo: fixed seeds; the sampled gains are compared with the exact ones with a tolerance of
-4 standard errors, and the convergence checks leave a margin of at least 2x over what seeds 1-3 give.
+4 standard errors; the convergence checks leave a margin over what seeds 1-3 give (stated at each).
 """
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_fictitious_play_converges_to_the_enumerated_equilibrium(exact):
     log = r.log
     # The first iteration measures the start: its sampled gain is a lower bound within 4 SE of the exact one.
     assert abs(log[0]["gain"] - start) <= 4 * log[0]["stderr"], (log[0]["gain"], start)
-    # Exploitability falls: the table kept is exactly at most a quarter as exploitable (seeds 1-3: 1/8),
+    # Exploitability falls: the table kept is exactly at most a quarter as exploitable (seeds 1-3: 1/7.5 to 1/7.9),
     # and the last sampled gain is far below the first.
     final = E.gain(r.tables)
     assert final <= start / 4, (final, start)
@@ -92,8 +92,8 @@ def test_fictitious_play_converges_to_the_enumerated_equilibrium(exact):
         agree += int((np.argmax(r.tables[d][clear], 1) == np.argmax(eq[d][clear], 1)).sum())
         total += int(clear.sum())
     # where the equilibrium is pure and its action worth 0.05 a deal more, the sampled table mostly
-    # plays it after 12 iterations (seeds 1-3: 93-97% of ~140 buckets)
-    assert total >= 100 and agree >= 0.85 * total, (agree, total)
+    # plays it after 12 iterations (seeds 1-3: all of 126-130 buckets)
+    assert total >= 100 and agree >= 0.95 * total, (agree, total)
 
 
 def test_the_same_seed_gives_the_same_table_on_threads_and_processes(duel):
