@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .checks import is_whole
+from ..kernels import pot_best, pot_share
 
 Strategy = Callable[[dict, np.random.Generator], np.ndarray]
 
@@ -480,18 +481,6 @@ def place_points(values, points):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _best_and_count(row):
-    """The best value of a row of hand values and how many players hold it."""
-    best = row[0]
-    for j in range(1, row.shape[0]):
-        best = row[j] if row[j] > best else best
-    k = 0
-    for j in range(row.shape[0]):
-        k += row[j] == best
-    return best, k
-
-
 @njit(cache=True, nogil=True)
 def _pot_outcome(values):
     """What :meth:`Outcome.from_values` builds from high values (n, P), in one pass:
@@ -502,28 +491,24 @@ def _pot_outcome(values):
     ties = np.empty((n, p), np.bool_)
     cats = np.empty((n, p), np.int8)
     for i in range(n):
-        best, k = _best_and_count(values[i])
-        share = 1.0 / k
+        best, k = pot_best(values[i])
         for j in range(p):
-            top = values[i, j] == best
-            shares[i, j] = share if top else 0.0
-            wins[i, j] = top and k == 1
-            ties[i, j] = top and k > 1
+            shares[i, j], wins[i, j], ties[i, j] = pot_share(values[i, j], best, k)
             cats[i, j] = np.int8(values[i, j] >> 12)
     return shares, wins, ties, cats
 
 
 @njit(cache=True, nogil=True)
 def pot_shares(values):
-    """Pot shares from hand values (n, players): the best value wins, ties split."""
+    """Pot shares from hand values (n, players): the best value wins, ties split
+    (:func:`simcore.kernels.pot_best` and :func:`~simcore.kernels.pot_share`)."""
     n, p = values.shape
-    out = np.zeros((n, p), np.float64)
+    shares = np.empty((n, p), np.float64)
     for i in range(n):
-        best, k = _best_and_count(values[i])
+        best, k = pot_best(values[i])
         for j in range(p):
-            if values[i, j] == best:
-                out[i, j] = 1.0 / k
-    return out
+            shares[i, j] = pot_share(values[i, j], best, k)[0]
+    return shares
 
 
 class Variant:

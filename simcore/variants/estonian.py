@@ -25,7 +25,7 @@ from numba import njit
 
 from ..cards import format_cards, parse_cards
 from ..engine.variant import Decision, Field, Obs, Outcome, Situation, SlotLayout, Variant, private, public
-from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_two_and_board
+from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, pot_best, pot_share, rank_slot, value_two_and_board
 
 PASS, DISCARD = "pass", "discard"
 
@@ -102,7 +102,6 @@ def _showdown(cards, held, discards, values, seats):
     shares = np.empty((n, n_players), np.float64)
     cats = np.empty((n, n_players), np.int8)
     for i in range(n):
-        best = np.int32(-1)
         for p in range(n_players):
             v = values[i, p]
             if v < 0:
@@ -113,13 +112,9 @@ def _showdown(cards, held, discards, values, seats):
                                          x, y, cards, i, b)
                 values[i, p] = v
             cats[i, p] = v >> 12
-            best = max(best, v)
-        k = 0
+        best, k = pot_best(values[i])
         for p in range(n_players):
-            k += values[i, p] == best
-        share = 1.0 / k
-        for p in range(n_players):
-            shares[i, p] = share if values[i, p] == best else 0.0
+            shares[i, p] = pot_share(values[i, p], best, k)[0]
     return shares, cats
 
 

@@ -28,7 +28,7 @@ from ..engine.variant import (
     Decision, Field, Obs, Option, Outcome, Situation, SlotLayout, Variant, place_points, pot_shares, private,
     public,
 )
-from ..kernels import CARD_BIT, CARD_KEY, LOW_TOP, SUIT_START, value_high, value_low5
+from ..kernels import CARD_BIT, CARD_KEY, LOW_TOP, SUIT_START, pot_best, pot_share, value_high, value_low5
 
 HIGH_HAND = 5  # hand cards dealt in the high game
 LOW_HAND = 6  # and in lowball
@@ -279,19 +279,12 @@ def suod_kernel(values, worst, out):
 
 @njit(cache=True, nogil=True)
 def best_flags(values, wins, ties):
-    """``wins``: the seat alone holds the best value; ``ties``: tied for it."""
-    n, P = values.shape
-    for i in range(n):
-        best = values[i, 0]
-        for p in range(1, P):
-            best = max(best, values[i, p])
-        k = 0
-        for p in range(P):
-            k += values[i, p] == best
-        for p in range(P):
-            top = values[i, p] == best
-            wins[i, p] = top and k == 1
-            ties[i, p] = top and k > 1
+    """``wins``: the seat alone holds the best value; ``ties``: tied for it (a pot's
+    settlement, :func:`simcore.kernels.pot_share`, whatever the scoring)."""
+    for i in range(values.shape[0]):
+        best, k = pot_best(values[i])
+        for p in range(values.shape[1]):
+            _, wins[i, p], ties[i, p] = pot_share(values[i, p], best, k)
 
 
 def score(values, scoring: str = "pot") -> np.ndarray:
