@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.variant import Decision, Field, Obs, Outcome, SharedState, Situation, SlotLayout, Variant, private, public
-from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, rank_slot, value_five_high
+from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, pot_best, pot_share, rank_slot, value_five_high
 
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
@@ -73,17 +73,6 @@ def card_slot(n_players: int, rnd: int, seat: int) -> int:
 # -- dealing and placing -----------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _split_kernel(cards, P, flop, dealt):
-    n = cards.shape[0]
-    for i in range(n):
-        for j in range(FLOP):
-            flop[i, j] = cards[i, j]
-        for r in range(ROUNDS):
-            for p in range(P):
-                dealt[i, r, p] = cards[i, FLOP + r * P + p]
-
-
 def split_deal(cards: np.ndarray, n_players: int):
     """The flop and the dealt cards out of a block of slots.
 
@@ -95,16 +84,17 @@ def split_deal(cards: np.ndarray, n_players: int):
     Returns
     -------
     flop : (n, 3) int8, flop card k starting hand k+1.
-    dealt : (n, 12, P) int8, the card each seat receives in each round.
+    dealt : (n, 12, P) int8, the card each seat receives in each round (a view
+        of round-major memory, as the play deals them: see :func:`_deal_rounds`).
     """
     cards = np.ascontiguousarray(cards, dtype=np.int8)
     P = int(n_players)
     if cards.ndim != 2 or cards.shape[1] != n_slots(P):
         raise ValueError(f"cards: expected shape (n, {n_slots(P)}) for {P} players, got {cards.shape}")
     flop = np.empty((cards.shape[0], FLOP), np.int8)
-    dealt = np.empty((cards.shape[0], ROUNDS, P), np.int8)
-    _split_kernel(cards, P, flop, dealt)
-    return flop, dealt
+    dealt = np.empty((ROUNDS, P, cards.shape[0]), np.int8)
+    _deal_rounds(cards, P, flop, dealt)
+    return flop, dealt.transpose(2, 0, 1)
 
 
 @njit(cache=True, nogil=True)
@@ -128,23 +118,6 @@ def place_legal(placed: np.ndarray, seat: int) -> np.ndarray:
     legal = np.empty((placed.shape[0], N_HANDS), np.bool_)
     _legal_kernel(placed, seat, legal)
     return legal
-
-
-@njit(cache=True, nogil=True)
-def _place_kernel(card, p, actions, up, placed, down):
-    """Put ``card[i]`` on hand ``actions[i]`` of seat ``p``; the index of the
-    first row whose hand is already full, else -1 (nothing after it is changed)."""
-    for i in range(actions.shape[0]):
-        h = actions[i]
-        k = placed[i, p, h]
-        if k >= PLACED_MAX:
-            return i
-        if k == PLACED_MAX - 1:
-            down[i, p, h] = card[i]  # the fifth card lies face down
-        else:
-            up[i, p, h, k] = card[i]
-        placed[i, p, h] = k + 1
-    return -1
 
 
 def apply_placements(card, seat, actions, up, placed, down) -> None:
@@ -179,7 +152,10 @@ def apply_placements(card, seat, actions, up, placed, down) -> None:
         i = int(full[0])
         raise ValueError(f"hand {int(actions[i]) + 1} of seat {seat} already holds four placed "
                          f"cards (deal {i})")
-    _place_kernel(card, seat, actions, up, placed, down)
+    # the play's placement step; what only the play keeps (the public count of
+    # face-down cards, the legal mask, the history) goes to scratch
+    n_down, legal, history = np.empty((n, N_HANDS), np.int8), np.empty((n, N_HANDS), np.bool_), np.empty(n, np.int8)
+    _place_round_kernel(card, actions, up[:, seat], placed[:, seat], n_down, down[:, seat], legal, history)
 
 
 def new_state(n: int, n_players: int):
@@ -204,57 +180,30 @@ def _hand_value(fkey, f, c0, c1, c2, c3):
 
 
 @njit(cache=True, nogil=True)
-def _showdown_kernel(flop, up, down, values, won, hands_won, payoffs, wins, ties, categories, winning,
-                     parts):
-    """Every output of :func:`showdown` in one pass (``parts`` (4, n, P): one-hot hands won)."""
-    n, P = up.shape[0], up.shape[1]
-    for i in range(n):
-        for p in range(P):
-            hands_won[i, p] = 0
-        for h in range(N_HANDS):
-            f = np.uint8(flop[i, h])
-            fkey = SUIT_START + CARD_KEY[f]  # the flop card's key, shared by every seat
-            best = np.int32(-1)
-            for p in range(P):
-                c0, c1, c2 = np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]), np.uint8(up[i, p, h, 2])
-                v = _hand_value(fkey, f, c0, c1, c2, np.uint8(down[i, p, h]))
-                values[i, p, h] = v
-                categories[i, p, h] = v >> 12
-                if v > best:
-                    best = v
-            winning[i, h] = best >> 12
-            # every player tied for best counts a win on this hand
-            for p in range(P):
-                top = values[i, p, h] == best
-                won[i, p, h] = top
-                if top:
-                    hands_won[i, p] += 1
-        most = 0
-        for p in range(P):
-            if hands_won[i, p] > most:
-                most = hands_won[i, p]
-        k = 0
-        for p in range(P):
-            if hands_won[i, p] == most:
-                k += 1
-        for p in range(P):
-            top = hands_won[i, p] == most
-            payoffs[i, p] = 1.0 / k if top else 0.0
-            wins[i, p] = top and k == 1
-            ties[i, p] = top and k > 1
-            for j in range(4):
-                parts[j, i, p] = 1.0 if hands_won[i, p] == j else 0.0
+def _settle_rows(flop, lo, held, categories, winning, payoffs, wins, ties, parts, values, won_hands):
+    """The showdown and the pot of deals ``lo .. lo + m - 1``: the one rule step
+    that every way of playing Russian ends with.
 
+    ``flop[i, h]`` starts hand ``h`` of every seat (the dealt slots themselves
+    will do: the flop is slots 0..2). ``held`` (m, 12P) uint8: row ``j`` holds
+    deal ``lo + j``'s placed cards, ``held[j, 12p + 4h + k]`` the ``k``-th
+    card seat ``p`` placed on hand ``h`` (the fourth lies face down). Writes
+    those deals' rows of ``categories``, ``winning``, ``payoffs``, ``wins``,
+    ``ties`` and ``parts`` (4, n, P) (one-hot hands won), and of ``values``
+    and ``won_hands`` (n, P, 3) unless they are empty (only :func:`showdown`
+    reports them).
 
-@njit(cache=True, nogil=True)
-def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, parts):
-    """What :meth:`RussianHoldem.play` returns, in one pass: :func:`_showdown_kernel`
-    without the values and per-hand wins that an Outcome does not hold (measured
-    2.4 -> 1.8 ms on a 4-player block of 16,384 deals)."""
-    n, P = up.shape[0], up.shape[1]
+    A call settles a batch of deals, not one: called deal by deal with these
+    arrays, the ruled kernel took 2.4 ms a 4-player block of 16,384 deals
+    inlined and 3.4 ms not (reference counting at each call), against 1.8 ms
+    with the settling written out in it and 1.6 ms in batches of 64.
+    """
+    P = held.shape[1] // 12
+    detail = values.shape[0] > 0
     vals = np.empty(P, np.int32)
     won = np.empty(P, np.int32)
-    for i in range(n):
+    for j in range(held.shape[0]):
+        i = lo + j
         for p in range(P):
             won[p] = 0
         for h in range(N_HANDS):
@@ -262,27 +211,40 @@ def _outcome_kernel(flop, up, down, payoffs, wins, ties, categories, winning, pa
             fkey = SUIT_START + CARD_KEY[f]  # the flop card's key, shared by every seat
             best = np.int32(-1)
             for p in range(P):
-                c0, c1, c2 = np.uint8(up[i, p, h, 0]), np.uint8(up[i, p, h, 1]), np.uint8(up[i, p, h, 2])
-                v = _hand_value(fkey, f, c0, c1, c2, np.uint8(down[i, p, h]))
+                at = 12 * p + 4 * h
+                v = _hand_value(fkey, f, held[j, at], held[j, at + 1], held[j, at + 2], held[j, at + 3])
                 vals[p] = v
                 categories[i, p, h] = v >> 12
                 best = max(best, v)
             winning[i, h] = best >> 12
             for p in range(P):  # every player tied for best counts a win on this hand
-                won[p] += vals[p] == best
-        most = 0
+                top = vals[p] == best
+                won[p] += top
+                if detail:
+                    values[i, p, h] = vals[p]
+                    won_hands[i, p, h] = top
+        # the most hands won take the pot, a tie on that count splits it
+        most, k = pot_best(won)
         for p in range(P):
-            most = max(most, won[p])
-        k = 0
+            payoffs[i, p], wins[i, p], ties[i, p] = pot_share(won[p], most, k)
+            for c in range(4):
+                parts[c, i, p] = 1.0 if won[p] == c else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _held_rows(up, down):
+    """Placed state ``up`` (n, P, 3, 3) and ``down`` (n, P, 3) as the rows
+    (n, 12P) uint8 that :func:`_settle_rows` reads."""
+    n, P = up.shape[0], up.shape[1]
+    held = np.empty((n, 12 * P), np.uint8)
+    for i in range(n):
         for p in range(P):
-            k += won[p] == most
-        for p in range(P):
-            top = won[p] == most
-            payoffs[i, p] = 1.0 / k if top else 0.0
-            wins[i, p] = top and k == 1
-            ties[i, p] = top and k > 1
-            for j in range(4):
-                parts[j, i, p] = 1.0 if won[p] == j else 0.0
+            for h in range(N_HANDS):
+                at = 12 * p + 4 * h
+                for k in range(PLACED_MAX - 1):
+                    held[i, at + k] = np.uint8(up[i, p, h, k])
+                held[i, at + PLACED_MAX - 1] = np.uint8(down[i, p, h])
+    return held
 
 
 def _rule_table():
@@ -326,16 +288,17 @@ def _ruled_kernel(cards, rules, steps, record, actions, payoffs, wins, ties, cat
 
     The four seats' placements are written out side by side: each is a chain of
     table look-ups, and interleaved chains overlap (measured 4.6x over a loop
-    over the seats). The pot is settled inline: the same lines as an inlined
-    helper took 0.8 ms more a block.
+    over the seats). The showdown is :func:`_settle_rows`, 64 deals at a time.
     """
     n, P = cards.shape[0], rules.shape[0]
-    held = np.empty(4 * N_HANDS * PLACED_MAX, np.uint8)  # seat p, hand h, k-th card: 12p + 4h + k
+    # _settle_rows' rows, 64 deals at a time: seat p, hand h, k-th card at 12p + 4h + k
+    chunk = 64
+    rows = np.empty((chunk, 12 * P), np.uint8)
     t0, t1 = steps[rules[0]], steps[rules[1]]
     t2, t3 = steps[rules[min(2, P - 1)]], steps[rules[min(3, P - 1)]]
-    vals = np.empty(P, np.int32)
-    won = np.empty(P, np.int32)
+    no_values, no_won = np.empty((0, P, N_HANDS), np.int32), np.empty((0, P, N_HANDS), np.bool_)
     for i in range(n):
+        held = rows[i % chunk]
         s0 = s1 = s2 = s3 = np.uint32(0)
         h2 = h3 = np.uint32(0)
         for r in range(ROUNDS):
@@ -353,45 +316,24 @@ def _ruled_kernel(cards, rules, steps, record, actions, payoffs, wins, ties, cat
                     actions[r, 2, i] = h2
                 if P > 3:
                     actions[r, 3, i] = h3
-        for p in range(P):
-            won[p] = 0
-        for h in range(N_HANDS):
-            f = np.uint8(cards[i, h])
-            fkey = SUIT_START + CARD_KEY[f]
-            best = np.int32(-1)
-            for p in range(P):
-                at = 12 * p + 4 * h
-                v = _hand_value(fkey, f, held[at], held[at + 1], held[at + 2], held[at + 3])
-                vals[p] = v
-                categories[i, p, h] = v >> 12
-                best = max(best, v)
-            winning[i, h] = best >> 12
-            for p in range(P):
-                won[p] += vals[p] == best
-        most = 0
-        for p in range(P):
-            most = max(most, won[p])
-        k = 0
-        for p in range(P):
-            k += won[p] == most
-        for p in range(P):
-            top = won[p] == most
-            payoffs[i, p] = 1.0 / k if top else 0.0
-            wins[i, p] = top and k == 1
-            ties[i, p] = top and k > 1
-            for j in range(4):
-                parts[j, i, p] = 1.0 if won[p] == j else 0.0
+        if i % chunk == chunk - 1 or i == n - 1:
+            lo = i - i % chunk
+            _settle_rows(cards, lo, rows[:i - lo + 1], categories, winning, payoffs, wins, ties, parts,
+                         no_values, no_won)
 
 
-def _showdown_arrays(flop, up, down):
+def _showdown_arrays(flop, up, down, detail):
+    """Every output of :func:`_settle_rows` for placed state ``up`` and ``down``, as a
+    dict; ``values`` and ``won`` (per hand) empty unless ``detail``."""
     n, P = up.shape[:2]
-    out = {"values": np.empty((n, P, N_HANDS), np.int32), "won": np.empty((n, P, N_HANDS), np.bool_),
-           "hands_won": np.empty((n, P), np.int8), "payoffs": np.empty((n, P), np.float64),
+    m = n if detail else 0
+    out = {"values": np.empty((m, P, N_HANDS), np.int32), "won": np.empty((m, P, N_HANDS), np.bool_),
+           "payoffs": np.empty((n, P), np.float64),
            "wins": np.empty((n, P), np.bool_), "ties": np.empty((n, P), np.bool_),
            "categories": np.empty((n, P, N_HANDS), np.int8), "winning": np.empty((n, N_HANDS), np.int8),
            "parts": np.empty((4, n, P), np.float64)}
-    _showdown_kernel(flop, up, down, out["values"], out["won"], out["hands_won"], out["payoffs"],
-                     out["wins"], out["ties"], out["categories"], out["winning"], out["parts"])
+    _settle_rows(flop, 0, _held_rows(up, down), out["categories"], out["winning"], out["payoffs"], out["wins"],
+                 out["ties"], out["parts"], out["values"], out["won"])
     return out
 
 
@@ -438,7 +380,8 @@ def showdown(flop, up, down):
         if arr.size and (arr.min() < 0 or arr.max() > 51):
             bad = arr[(arr < 0) | (arr > 51)][0]
             raise ValueError(f"{name}: card value {int(bad)} is not in 0..51 (every hand must be complete)")
-    out = _showdown_arrays(flop, up, down)
+    out = _showdown_arrays(flop, up, down, True)
+    out["hands_won"] = out["won"].sum(axis=2, dtype=np.int8)
     del out["parts"]
     return out
 
@@ -667,14 +610,11 @@ class RussianHoldem(Variant):
                 _place_round_kernel(card, actions, st["up"][:, p], st["placed"][:, p], st["n_down"][:, p],
                                     own[p]["own_down"], own[p]["legal"], st["history"][:, r, p])
         down = np.stack([own[p]["own_down"] for p in range(P)], axis=1)
-        payoffs, parts = np.empty((n, P), np.float64), np.empty((4, n, P), np.float64)
-        wins, ties = np.empty((n, P), np.bool_), np.empty((n, P), np.bool_)
-        categories, winning = np.empty((n, P, N_HANDS), np.int8), np.empty((n, N_HANDS), np.int8)
-        _outcome_kernel(flop, st["up"], down, payoffs, wins, ties, categories, winning, parts)
+        out = _showdown_arrays(flop, st["up"], down, False)
         # table.keep_state: the final hands, for experiments (showdown(**state) gives every value)
         state = {"flop": flop, "up": st["up"], "down": down} if table.keep_state else None
-        return Outcome(payoffs, wins, ties, categories, winning,
-                       {f"hands_won_{k}": parts[k] for k in range(4)}, state=state)
+        return Outcome(out["payoffs"], out["wins"], out["ties"], out["categories"], out["winning"],
+                       {f"hands_won_{k}": out["parts"][k] for k in range(4)}, state=state)
 
     def hidden_slots(self, n_players, seat):
         """Placing on the first hand with room, another seat's cards of rounds 4, 8
