@@ -673,17 +673,25 @@ if __name__ == "__main__":
         return fut
 
     executors.ProcessPool.submit = trapped
-    acc, info = map_blocks(run_block, 10**5, 50, add, executor="processes", workers=2)
-    print("RESULT", info.interrupted, info.n_deals, flush=True)
+    if sys.argv[1] == "map_blocks":
+        acc, info = map_blocks(run_block, 10**5, 50, add, executor="processes", workers=2)
+        print("RESULT", info.interrupted, info.n_deals, flush=True)
+    else:  # a sweep's batch of calls
+        try:
+            executors.run_batch(run_block, [{"b": b, "n": 50} for b in range(40)], "processes", workers=2)
+        except KeyboardInterrupt:
+            print("RESULT True 0", flush=True)
 """
 
 
-def test_a_ctrl_c_inside_a_futures_lock_does_not_hang_the_exit(tmp_path):
+@pytest.mark.parametrize("entry", ["map_blocks", "run_batch"])
+def test_a_ctrl_c_inside_a_futures_lock_does_not_hang_the_exit(entry, tmp_path):
     """The flaky test's hang (issue 19), made certain: a KeyboardInterrupt raised while
     concurrent.futures.wait held a future's lock left it held, the pool's manager thread
     waited for it forever, and the process hung at exit joining that thread (RESULT printed,
-    then no exit). A run now takes SIGINT as a flag and stops at its next look."""
-    out, err = _finish(_script(tmp_path, "trap.py", TRAP_SCRIPT), timeout=60)
+    then no exit). A run, and a sweep's batch, now take SIGINT as a flag and stop at their
+    next look (a batch then raises KeyboardInterrupt)."""
+    out, err = _finish(_script(tmp_path, "trap.py", TRAP_SCRIPT, entry), timeout=60)
     interrupted, n_deals = _result(out, err)
     assert interrupted == "True" and int(n_deals) % 50 == 0
     assert "Traceback" not in err, err

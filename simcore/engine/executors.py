@@ -303,6 +303,13 @@ def require_shippable(run_block, executor: str) -> None:
 
 # -- signals and orphans ------------------------------------------------------------------
 
+# How often (s) a run waiting on its workers looks at the Ctrl-C flag.
+POLL = 0.1
+
+
+
+_TRACKER = []  # [True] once this process has made sure multiprocessing's resource tracker runs
+
 
 @contextmanager
 def sigint_held():
@@ -319,13 +326,47 @@ def sigint_held():
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no process groups to share a Ctrl-C
         yield
         return
-    # The resource tracker unblocks SIGINT in the thread that starts it: start it first.
-    resource_tracker.ensure_running()
+    if not _TRACKER:  # it unblocks SIGINT in the thread that starts it: start it first, once
+        resource_tracker.ensure_running()
+        _TRACKER.append(True)
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class CtrlC:
+    """Ctrl-C as a flag while a run lasts: SIGINT counts, and the run looks at the count.
+
+    A KeyboardInterrupt raised wherever the main thread happens to be can land
+    inside a pool's or a future's locks (concurrent.futures takes each
+    future's lock in turn while it waits) and leave one held; the process then
+    hangs at exit, joining a pool thread that waits for that lock. So while a
+    run lasts, SIGINT only counts; the run stops at its next look (at most
+    :data:`~simcore.engine.schedule.POLL` seconds later), keeps what its workers finish, and returns.
+    Installed only from the main thread, and only over Python's default
+    handler: a program's own SIGINT handler is left alone.
+    """
+
+    def __init__(self):
+        self.count = 0
+        self._old = None
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._old = signal.signal(signal.SIGINT, self._count)
+        return self
+
+    def _count(self, signum, frame):
+        self.count += 1
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        return False
 
 
 def _alive(pid: int) -> bool:
@@ -426,10 +467,6 @@ class Pool:
         """The finished futures among ``futures``: at least one, or none after ``timeout`` seconds."""
         done, _ = wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
         return done
-
-    def wait_all(self, futures):
-        wait(futures)
-        return futures
 
     def collect(self, done) -> dict:
         """{future: (result, None) or (None, error)} for finished (not cancelled) futures."""
@@ -738,13 +775,6 @@ class DaskPool(Pool):
                 return done
             self._finished.wait(left)
 
-    def wait_all(self, futures):
-        left = list(futures)
-        while left:
-            done = self.wait_first(left)
-            left = [f for f in left if f not in done]
-        return futures
-
     def collect(self, done) -> dict:
         # One round trip for every finished result (each .result() would be one).
         ok = [f for f in done if f.status == "finished"]
@@ -783,11 +813,25 @@ def run_batch(fn, calls, executor: str, workers: int | None = None, scheduler=No
     if executor != "threads":
         require_shippable(fn, executor)
     pool = open_pool(executor, workers or (None if executor == "dask" else default_workers()), scheduler)
-    try:
-        futures = [pool.submit(call_with, fn, dict(kw)) for kw in calls]
-        done = pool.collect(pool.wait_all(futures))
-    finally:
-        pool.close(False)
+    futures = []
+    with CtrlC() as ctrl_c:  # Ctrl-C: the calls not started are cancelled, then KeyboardInterrupt
+        try:
+            for kw in calls:
+                if ctrl_c.count:
+                    break
+                futures.append(pool.submit(call_with, fn, dict(kw)))
+            left = list(futures)
+            while left and not ctrl_c.count:
+                finished = pool.wait_first(left, POLL)
+                left = [f for f in left if f not in finished]
+        finally:
+            if ctrl_c.count or len(futures) < len(calls):
+                for f in futures:
+                    f.cancel()
+            pool.close(bool(ctrl_c.count))
+    if ctrl_c.count or len(futures) < len(calls):
+        raise KeyboardInterrupt
+    done = pool.collect(futures)
     for i, f in enumerate(futures):
         err = done[f][1]
         if err is not None:

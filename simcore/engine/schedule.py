@@ -8,9 +8,7 @@ checkpoint of the merged prefix, and on Ctrl-C keeps that prefix.
 """
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,7 +78,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     if scheduler is not None and isinstance(scheduler, str):
         executors.check_scheduler(scheduler)
     bs = check_block_size(block_size)
-    with CtrlC() as ctrl_c, _closing(checkpoint):
+    with executors.CtrlC() as ctrl_c, _closing(checkpoint):
         run = _Run(run_block, n_deals, bs, merge, done, checkpoint, ctrl_c)
         run.play(workers, executor, scheduler, progress, label)
         info = RunInfo(
@@ -106,8 +104,7 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
     return run.acc, info
 
 
-# How often (s) a run waiting on its workers looks at the Ctrl-C flag.
-POLL = 0.1
+POLL = executors.POLL  # how often (s) a run waiting on its workers looks at the Ctrl-C flag
 
 
 @contextmanager
@@ -118,39 +115,6 @@ def _closing(checkpoint):
     finally:
         if checkpoint is not None and hasattr(checkpoint, "close"):
             checkpoint.close()
-
-
-class CtrlC:
-    """Ctrl-C as a flag while a run lasts: SIGINT counts, and the run looks at the count.
-
-    A KeyboardInterrupt raised wherever the main thread happens to be can land
-    inside a pool's or a future's locks (concurrent.futures takes each
-    future's lock in turn while it waits) and leave one held; the process then
-    hangs at exit, joining a pool thread that waits for that lock. So while a
-    run lasts, SIGINT only counts; the run stops at its next look (at most
-    :data:`POLL` seconds later), keeps what its workers finish, and returns.
-    Installed only from the main thread, and only over Python's default
-    handler: a program's own SIGINT handler is left alone.
-    """
-
-    def __init__(self):
-        self.count = 0
-        self._old = None
-
-    def __enter__(self):
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            self._old = signal.signal(signal.SIGINT, self._count)
-        return self
-
-    def _count(self, signum, frame):
-        self.count += 1
-
-    def __exit__(self, *exc):
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-            self._old = None
-        return False
 
 
 class _Run:
