@@ -22,6 +22,7 @@ Start with:
   pvsim compare estonian --players 6 --a pass=highest --b pass=lowest
   pvsim analyze estonian --players 6 --hand "As Ks 7d" --board "Qs Js 4h"
   pvsim eval "Ks Kh Kd 9s 9d"                    value and name of a hand
+  pvsim solve estonian --players 6 --out e6.npz  a near-equilibrium table (table:e6.npz)
 
 Variants: `pvsim variants` lists them with their rule options.
 A policy spec names a policy per decision: pass=highest,discard=best-made;
@@ -149,6 +150,41 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     _variant_flags(p)
 
 
+def _add_solve_options(p: argparse.ArgumentParser) -> None:
+    from simcore.solve import DEFAULT_DEALS, DEFAULT_EVAL_DEALS, DEFAULT_ITERATIONS
+    from simcore.variants import variant_classes
+
+    p.add_argument("variant", help=", ".join(variant_classes()))
+    p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
+    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
+                   help=f"best responses fitted and measured (default {DEFAULT_ITERATIONS})")
+    p.add_argument("--target", type=float, default=None, metavar="EPS",
+                   help="stop once a measured gain's upper 95%% end is at most EPS (per deal)")
+    p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium "
+                                                            "or fine (default coarse)")
+    p.add_argument("--deals", "-d", type=int, default=DEFAULT_DEALS,
+                   help=f"fitting deals per stage of each best response (default {DEFAULT_DEALS:,})")
+    p.add_argument("--eval-deals", type=int, default=DEFAULT_EVAL_DEALS,
+                   help=f"fresh deals measuring each iteration (default {DEFAULT_EVAL_DEALS:,})")
+    p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
+    p.add_argument("--init", default=None, help="policy spec of buckets not yet visited (default: the game's defaults)")
+    p.add_argument("--passes", type=int, default=1, help="backward passes of each best-response fit (default 1)")
+    p.add_argument("--out", "-o", default="solved.npz",
+                   help="the table file (default solved.npz; play it with table:FILE); the convergence chart and "
+                        "the iteration log go beside it (.png, .json)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    g = p.add_argument_group("where it runs")
+    g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
+                   help="threads or processes that play blocks (default: all cores)")
+    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
+    g.add_argument("--checkpoint", metavar="FILE", help="save the state here after every iteration")
+    g.add_argument("--resume", metavar="FILE", help="continue the run saved with --checkpoint FILE")
+    p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _variant_flags(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pvsim", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -187,6 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "abstraction, then measure its gain over the field on fresh deals: a lower "
                                    "bound on the field's exploitability, beside that of rollout:K deviations.")
     _add_exploit_options(p)
+
+    p = sub.add_parser("solve", help="fictitious play: a near-equilibrium mixed table every seat plays",
+                       description="Iterate best responses (pvsim exploit) into a mixed table shared by every "
+                                   "seat: each iteration fits one seat's BR to the average table, reports its gain "
+                                   "on fresh deals (a lower bound on the table's exploitability) and mixes it in. "
+                                   "Ends on --iterations, --target or Ctrl-C, keeping the table.")
+    _add_solve_options(p)
 
     p = sub.add_parser("strategies", help="list decisions and policies",
                        description="List every decision of a variant (or all) with its policies.")
@@ -499,8 +542,26 @@ def cmd_strategies(args) -> int:
             for name, entry in api.policies(v, d.name).items():
                 mark = " (default)" if name == default else ""
                 print(f"    {name:<18} {entry.description}{mark}")
+        _print_shipped(v)
         print()
     return 0
+
+
+def _print_shipped(v) -> None:
+    """The solved tables shipped for ``v`` (the policy ``solved``), with their exploitability."""
+    from strategies.solved import exploitability, shipped_tables
+
+    found = shipped_tables(v.name)
+    if not v.decisions:
+        return
+    if not found:
+        print("  solved tables shipped: none (make one with `pvsim solve " + v.name + " --players P`)")
+        return
+    print("  solved tables shipped (policy `solved`):")
+    for tf in found:
+        opts = f", options {tf.options}" if tf.options else ""
+        print(f"    {tf.n_players} players{opts}, {tf.abstraction} buckets, {'+'.join(tf.decisions)}: "
+              f"{exploitability(tf)}")
 
 
 def cmd_eval(args) -> int:
@@ -599,9 +660,36 @@ def cmd_exploit(args) -> int:
     return 0
 
 
+def cmd_solve(args) -> int:
+    import json
+
+    from simcore.solve import solve
+
+    fields = _prefixed(args, "field_")
+    if fields:
+        flag = "--" + next(iter(fields)).replace("_", "-")
+        raise ValueError(f"{flag}: solve plays random deals; it takes no situation")
+    kw = {}
+    if args.block_size is not None:
+        kw["block_size"] = args.block_size
+    def report(e):
+        moved = f", moved {e['moved']:.4f}" if e.get("moved") is not None else ""
+        print(f"iteration {e['iteration']}: seat {e['seat']} BR gain {e['gain']:.4f} [{e['ci_low']:+.4f}, "
+              f"{e['ci_high']:+.4f}]{moved} ({e['seconds']:.1f} s)", file=sys.stderr, flush=True)
+
+    kw["callback"] = None if args.json else report
+    r = solve(args.variant, args.players, iterations=args.iterations, target=args.target,
+              abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
+              seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
+              executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
+              resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
+    print(json.dumps(r.to_dict(), indent=2) if args.json else r.text())
+    return 130 if r.interrupted else 0
+
+
 COMMANDS = {
     "simulate": cmd_simulate, "compare": cmd_compare, "analyze": cmd_analyze,
-    "strategies": cmd_strategies, "eval": cmd_eval, "demo": cmd_demo, "bench": cmd_bench,
+    "solve": cmd_solve, "strategies": cmd_strategies, "eval": cmd_eval, "demo": cmd_demo, "bench": cmd_bench,
     "variants": cmd_variants, "exploit": cmd_exploit,
 }
 

@@ -1,0 +1,126 @@
+"""``solved``: the tables pvsim ships, made by ``pvsim solve`` (fictitious play).
+
+Each shipped table is a mixed table file (:mod:`strategies.table`) in
+``strategies/solved_tables/`` (package data), for one game, rule options and
+player count; its metadata holds how it was made and its measured
+exploitability. ``--field solved`` plays the shipped table at every decision it
+holds, ``pass=solved`` at one. Asking for ``solved`` where no table was
+shipped (another player count, other rule options) is a ValueError that gives
+the ``pvsim solve`` command making one (then ``table:FILE`` plays it).
+
+:func:`shipped_tables` lists them (``pvsim strategies GAME`` shows them with
+their exploitability).
+"""
+from __future__ import annotations
+
+import os
+
+from .registry import register_generic
+
+TABLES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solved_tables")
+
+_LOADED: dict = {}
+
+
+def _files() -> list[str]:
+    if not os.path.isdir(TABLES_DIR):
+        return []
+    return sorted(os.path.join(TABLES_DIR, f) for f in os.listdir(TABLES_DIR) if f.endswith(".npz"))
+
+
+def _load(path):
+    from .table import load_table
+
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    tf = _LOADED.get(key)
+    if tf is None:
+        tf = _LOADED[key] = load_table(path)
+    return tf
+
+
+def shipped_tables(game: str | None = None) -> list:
+    """The shipped table files (loaded :class:`~strategies.table.TableFile`), of ``game`` or all."""
+    out = [_load(p) for p in _files()]
+    return [tf for tf in out if game is None or tf.game == game]
+
+
+def exploitability(tf) -> str:
+    """A table's measured exploitability in words, from its metadata."""
+    m = tf.meta.get("exploitability") or {}
+    if m.get("gain") is None:
+        return "exploitability not measured"
+    return (f"best-response gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}] a deal "
+            f"({m.get('how', 'pvsim exploit')})")
+
+
+def solve_command(game: str, n_players, options: dict) -> str:
+    opts = "".join((f" --{k.replace('_', '-')}" if v is True else f" --{k.replace('_', '-')} {v}")
+                   for k, v in sorted(options.items()) if v is not False)
+    p = n_players if n_players is not None else "P"
+    return f"pvsim solve {game} --players {p}{opts} --out {game}{p}.npz"
+
+
+def _missing(variant, decision, n_players=None, have=()) -> ValueError:
+    opts = dict(variant.opts)
+    where = f"{variant.name}" + (f" at {n_players} players" if n_players is not None else "") + \
+        (f" with options {opts}" if opts else "")
+    have_txt = (f" (shipped: {', '.join(have)})" if have else " (none is shipped for these rules)")
+    name = f"{variant.name}{n_players if n_players is not None else 'P'}.npz"
+    return ValueError(f"policy solved ({decision}): no solved table is shipped for {where}{have_txt}; make one "
+                      f"with `{solve_command(variant.name, n_players, opts)}` and play it with table:{name} "
+                      f"(e.g. --field table:{name}, or {decision}=table:{name})")
+
+
+class SolvedPolicy:
+    """``solved`` for one decision: the shipped table of the table's player count."""
+
+    def __init__(self, variant, decision: str, files: dict):
+        self.variant, self.decision = variant, decision
+        self.files = files  # {n_players: TableFile}
+        self._policies = {}
+
+    def check_players(self, n_players: int):
+        """Refuse a player count without a shipped table (a lineup calls this when it knows it)."""
+        return self._policy(int(n_players))
+
+    def _policy(self, n_players: int):
+        pol = self._policies.get(n_players)
+        if pol is None:
+            tf = self.files.get(n_players)
+            if tf is None:
+                raise _missing(self.variant, self.decision, n_players,
+                               [f"{p} players" for p in sorted(self.files)])
+            pol = self._policies[n_players] = tf.strategy(self.variant, self.decision, n_players)
+        return pol
+
+    def __call__(self, obs, rng):
+        return self._policy(int(obs["n_players"]))(obs, rng)
+
+    def __reduce__(self):
+        # Worker processes load the same shipped tables (package data) by name.
+        return _rebuild, (type(self.variant).__module__, self.variant.name, dict(self.variant.opts), self.decision)
+
+
+def _rebuild(module, name, opts, decision):
+    import importlib
+
+    from simcore.variants import get_variant
+
+    importlib.import_module(module)
+    return make_solved(get_variant(name, **opts), decision)
+
+
+def make_solved(variant, decision: str):
+    """``solved``: the shipped tables of ``variant`` (its rule options) that hold ``decision``."""
+    files = {}
+    for tf in shipped_tables(variant.name):
+        if tf.options == dict(variant.opts) and decision in tf.decisions:
+            files[tf.n_players] = tf
+    return SolvedPolicy(variant, decision, files)  # a player count without a table: refused when known
+
+
+register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pvsim strategies GAME` lists them)",
+                 make_solved)
+
+__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "solve_command", "TABLES_DIR"]
