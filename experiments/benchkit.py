@@ -1,14 +1,128 @@
-"""What the variant benchmarks share: the pure-Python tally, best-of timings of
-pvsim, the rate table and the agreement check between the two implementations.
+"""What the benchmarks share: the pure-Python tally, best-of timings of pvsim,
+the rate table and the agreement check between the two implementations; and
+the list of benchmarks whose outputs are committed under ``results/bench/``.
 
-The benchmarks (``bench_slovak``, ``bench_tapiola``, ``bench_sviten``,
+The variant benchmarks (``bench_slovak``, ``bench_tapiola``, ``bench_sviten``,
 ``bench_russian``) each write their own plain-Python game; this module holds
 only the bookkeeping around it, so every benchmark reports the same way.
+
+Every committed output is made by ``python -m experiments.bench_all [NAME...]``
+(:mod:`experiments.bench_all`), which writes a header naming the command, the
+commit and a fingerprint of the source files the benchmark measures
+(:data:`BENCHMARKS`); ``tests/test_bench_files.py`` fails when a file's
+fingerprint is not that of today's sources, so no figure outlives its code.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = "results/bench"
+HEADER_MARK = "# pvsim benchmark output"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark whose output is committed: ``results/bench/<name>.txt`` (and ``also`` files).
+
+    ``measures`` are the source files whose code it times (repository paths):
+    only those, so that a change elsewhere does not call for a rerun. ``minutes``
+    is about how long one run takes on the project's 2-core machine, quiet.
+    ``own_txt``: the benchmark writes its ``.txt`` itself (to ``--out``) rather
+    than printing it.
+    """
+
+    name: str
+    module: str
+    measures: tuple[str, ...]
+    minutes: float
+    args: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
+    own_txt: bool = False
+
+    @property
+    def txt(self) -> str:
+        return f"{BENCH_DIR}/{self.name}.txt"
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return (self.txt, *(f"{BENCH_DIR}/{f}" for f in self.also))
+
+    @property
+    def command(self) -> str:
+        return " ".join(["python -m", self.module, *self.args])
+
+
+# The variant benchmarks time whole simulate() runs; what runs per deal is the
+# variant's module, its strategies, the evaluator kernels and the dealing. The
+# per-block plumbing (scheduler, executors) is bench_scaling's subject.
+_DEALING = ("simcore/engine/deal.py", "simcore/kernels.py")
+BENCHMARKS = {b.name: b for b in [
+    Benchmark("evaluator", "experiments.bench_evaluator", ("simcore/evaluate.py", "simcore/kernels.py"), 2.0,
+              args=("--json", f"{BENCH_DIR}/evaluator.json"), also=("evaluator.json",)),
+    Benchmark("estonian", "experiments.bench_estonian",
+              ("simcore/variants/estonian.py", "strategies/estonian.py", "strategies/features.py", *_DEALING), 2.0),
+    Benchmark("slovak", "experiments.bench_slovak",
+              ("simcore/variants/slovak.py", "strategies/slovak.py", "strategies/features.py", *_DEALING), 1.5),
+    Benchmark("sviten", "experiments.bench_sviten",
+              ("simcore/variants/sviten.py", "strategies/sviten.py", "strategies/features.py", *_DEALING), 1.5),
+    Benchmark("tapiola", "experiments.bench_tapiola",
+              ("simcore/variants/tapiola.py", "strategies/tapiola.py", *_DEALING), 2.0),
+    Benchmark("russian", "experiments.bench_russian",
+              ("simcore/variants/russian.py", "strategies/russian.py", *_DEALING), 1.5),
+    Benchmark("policies", "experiments.bench_policies",
+              ("strategies/estonian.py", "strategies/slovak.py", "strategies/features.py", "strategies/rollout.py",
+               "simcore/variants/estonian.py", "simcore/variants/slovak.py", "simcore/engine/alternatives.py",
+               "simcore/evaluate.py", "simcore/kernels.py"), 6.0),
+    Benchmark("scaling", "experiments.bench_scaling", ("simcore/engine/executors.py", "simcore/engine/schedule.py"),
+              25.0, args=("--repeat", "5", "--out", BENCH_DIR), also=("scaling.json",), own_txt=True),
+]}
+
+
+def fingerprint(paths, root: Path | None = None) -> str:
+    """SHA-256 (first 16 hex digits) of the files' names and bytes: it changes with any edit to them.
+
+    Raises FileNotFoundError naming a file that does not exist (moved: the
+    benchmark's ``measures`` need updating).
+    """
+    h = hashlib.sha256()
+    for rel in sorted(paths):
+        p = Path(ROOT if root is None else root) / rel
+        if not p.is_file():
+            raise FileNotFoundError(f"measured source {rel!r} does not exist (moved or renamed? "
+                                    f"update experiments/benchkit.py's BENCHMARKS)")
+        h.update(rel.encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
+def header(bench: Benchmark, commit: str, sources: str, when: str) -> str:
+    """The lines that open a committed output: command, commit, the measured sources' fingerprint."""
+    return "\n".join([
+        f"{HEADER_MARK} '{bench.name}': {bench.command}",
+        f"# made {when} at commit {commit}",
+        f"# measured sources {fingerprint(bench.measures)}{sources}: {' '.join(sorted(bench.measures))}",
+        f"# regenerate: python -m experiments.bench_all {bench.name}   (all of them: python -m experiments.bench_all)",
+    ]) + "\n"
+
+
+def read_header(text: str) -> dict:
+    """A committed output's header: ``{"name", "command", "commit", "fingerprint", "measures"}``.
+
+    Raises ValueError when the text does not start with one (a file made
+    before this header, or by hand).
+    """
+    lines = text.split("\n", 4)
+    if len(lines) < 4 or not lines[0].startswith(HEADER_MARK + " '"):
+        raise ValueError("no benchmark header (it was not made by python -m experiments.bench_all)")
+    name, _, command = lines[0][len(HEADER_MARK) + 2:].partition("': ")
+    commit = lines[1].split(" at commit ", 1)[-1].strip()
+    sums, _, measured = lines[2].removeprefix("# measured sources ").partition(": ")
+    return {"name": name, "command": command, "commit": commit, "fingerprint": sums.split()[0] if sums else "",
+            "measures": tuple(measured.split())}
 
 # The benchmarks print 95% intervals with the rounded 1.96 (their printed
 # figures are compared run to run); the experiments use stats.Z95.
