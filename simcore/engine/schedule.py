@@ -262,12 +262,14 @@ class _Run:
     def _drain(self):
         """After a Ctrl-C: keep every block the workers finished.
 
-        A block can be merged only once every block before it is: the workers
-        play no block at or past the last finished one (they finish the block
-        in hand and drop the rest of their task), but do play the few below it
-        that close the gaps (a worker's task of four blocks, half played).
-        Tasks that hold no such block are cancelled or left to end in the
-        background. A second Ctrl-C stops waiting.
+        A block can be merged only once every block before it is. The limit is
+        the block after the last finished one: the workers play no block past
+        it (they finish the block in hand and drop the rest of their task) but
+        do play the few below it that close the gaps (a task of four blocks,
+        half played); tasks not started past it are cancelled. The limit rises
+        as finished tasks come in. The run waits for the tasks that hold a
+        block up to the limit; the others end in the background. A second
+        Ctrl-C stops waiting.
         """
         cancelled = set()
         while True:
@@ -280,12 +282,10 @@ class _Run:
                     cancelled.add(fut)
                     if fut.cancel() is True:  # not started (Dask cancels asynchronously: it comes back cancelled)
                         self.pending.pop(fut)
-            # Only tasks that hold a block below the limit are waited for; the others
-            # can add nothing to the merged prefix, and end in the background.
-            needed = [fut for fut, (b0, _) in self.pending.items() if b0 < limit]
-            if not needed or self.ctrl_c.count >= 2:
+            if self.ctrl_c.count >= 2 or not any(b0 <= limit for b0, _ in self.pending.values()):
                 break
-            self._take(self.pool.wait_first(needed, POLL))
+            # Any task that finishes may raise the limit: wake on all of them.
+            self._take(self.pool.wait_first(list(self.pending), POLL))
         self._take({fut for fut in self.pending if fut.done()})
         self._merge_ready()
 
