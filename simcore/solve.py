@@ -101,6 +101,8 @@ class MixedTable:
     (from the seat's own stream: one uniform a row, every call), ``fallback`` where the bucket has
     no entry. ``source`` lets worker processes rebuild the abstraction by name."""
 
+    ships_by_value = True  # a BR falling back to it ships it with itself (simcore.exploit.BRPolicy)
+
     def __init__(self, abstraction, probs: np.ndarray, fallback, source=None):
         self.abstraction = abstraction
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
@@ -122,12 +124,30 @@ class MixedTable:
         return out
 
     def __reduce__(self):
+        # Travels as its rows with an entry: declared bucket counts run to millions, visited ones far fewer.
+        packed = _pack(self.probs)
         if self.source is None:
-            return MixedTable, (self.abstraction, self.probs, self.fallback)
-        return _rebuild_mixed, (self.source, self.probs, self.fallback[0])
+            return _unpack_mixed, (self.abstraction, packed, self.fallback)
+        return _rebuild_mixed, (self.source, packed, self.fallback[0])
 
 
-def _rebuild_mixed(source, probs, fallback_label):
+def _pack(probs: np.ndarray):
+    rows = np.flatnonzero(probs.any(axis=1))
+    return probs.shape, rows, probs[rows]
+
+
+def _unpack(packed) -> np.ndarray:
+    shape, rows, vals = packed
+    probs = np.zeros(shape)
+    probs[rows] = vals
+    return probs
+
+
+def _unpack_mixed(abstraction, packed, fallback):
+    return MixedTable(abstraction, _unpack(packed), fallback)
+
+
+def _rebuild_mixed(source, packed, fallback_label):
     from . import abstraction as abstraction_module
     from .api import _registry
     from .variants import get_variant
@@ -135,7 +155,7 @@ def _rebuild_mixed(source, probs, fallback_label):
     name, opts, decision, n_players, abs_name = source
     v = get_variant(name, **opts)
     abst = abstraction_module.get_abstraction(v, decision, n_players, abs_name)
-    return MixedTable(abst, probs, _registry().resolve(v, decision, fallback_label), source)
+    return MixedTable(abst, _unpack(packed), _registry().resolve(v, decision, fallback_label), source)
 
 
 # -- state, log, result ----------------------------------------------------------------------

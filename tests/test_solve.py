@@ -218,3 +218,54 @@ def test_a_built_in_game_writes_a_table_that_table_FILE_plays(tmp_path):
     assert s.n_deals == 2048
     saved = json.loads((tmp_path / "fp.json").read_text())
     assert saved["variant"] == "estonian" and len(saved["log"]) == 2
+
+
+def test_the_command_line_solves_writes_and_resumes(tmp_path, capsys):
+    from simcore.cli import main
+    from strategies.table import load_table
+
+    out, ck = tmp_path / "e3.npz", tmp_path / "e3.ckpt"
+    base = ["solve", "estonian", "--players", "3", "--deals", "2048", "--eval-deals", "2048", "--block-size", "1024",
+            "--seed", "2", "--workers", "1", "--executor", "threads", "--no-progress", "--out", str(out)]
+    assert main(base + ["--iterations", "1", "--checkpoint", str(ck)]) == 0
+    text = capsys.readouterr()
+    assert "iteration 0: seat 0 BR gain" in text.err and "stopped by the iteration count" in text.out
+    assert load_table(out).n_players == 3 and (tmp_path / "e3.png").exists() and (tmp_path / "e3.json").exists()
+    assert main(base + ["--iterations", "2", "--resume", str(ck), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["iterations"] == 2 and [e["seat"] for e in d["log"]] == [0, 1] and d["interrupted"] is False
+    assert main(base + ["--iterations", "0"]) == 2
+    assert "iterations must be a positive integer" in capsys.readouterr().err
+
+
+def test_a_dask_cluster_solves_to_the_same_table():
+    import logging
+
+    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    from simcore.engine import executors
+    from simcore.solve import solve
+
+    kw = dict(iterations=2, deals_per_iteration=2048, eval_deals=2048, block_size=1024, seed=5)
+    ref = solve("estonian", 3, executor="threads", workers=1, **kw)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
+    try:
+        r = solve("estonian", 3, scheduler=cluster.scheduler_address, **kw)
+    finally:
+        executors.close_dask(cluster.scheduler_address)
+        cluster.close()
+    for d in ref.tables:
+        assert np.array_equal(ref.tables[d], r.tables[d]), d
+    assert [e["gain"] for e in ref.log] == [e["gain"] for e in r.log]
+
+
+def test_solved_without_a_shipped_table_gives_the_command_that_makes_one():
+    import strategies
+
+    with pytest.raises(ValueError, match=r"no solved table is shipped for estonian at 3 players.*"
+                                         r"pvsim solve estonian --players 3 --out estonian3\.npz"):
+        strategies.lineup("estonian", 3, "solved", "solved")
+    with pytest.raises(ValueError, match=r"pvsim solve tapiola --players 6 --lowball --scoring pot"):
+        from simcore import simulate
+
+        simulate("tapiola", 6, 1024, hero="solved", options={"lowball": True})

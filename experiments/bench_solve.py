@@ -1,0 +1,180 @@
+"""Solving speed: exploitability by iteration and by CPU-minute, and the shipped tables' measurement.
+
+For each game given (``GAME:P``), this runs :func:`simcore.solve.solve`
+(fictitious play, coarse buckets by default) on worker threads and records,
+per iteration, the best-response gain measured on fresh deals (a lower bound
+on the current table's exploitability, with its 95% interval), the mass moved,
+the wall seconds and the process CPU seconds (every thread of this process;
+use ``--executor threads`` so that the CPU time is all counted here).
+
+Then the final table is measured the way ``experiments/exploitability.py``
+measures the built-in policies (its ``--full`` settings: seat 0's best response
+fitted on ``FULL_DEALS`` deals a stage, coarse buckets, one pass, measured on
+2**18 fresh deals, beside ``rollout:8``), and set beside the least exploitable
+built-in policy of the committed ``results/exploitability/<game>_<P>.json``:
+issue 21's target is at most a quarter of it.
+
+Outputs in ``--out`` (default ``results/solve``): ``<game>_<P>.npz`` (the table),
+``<game>_<P>.png`` (convergence chart), ``<game>_<P>.json`` (the iteration log),
+``bench_<game>_<P>.json`` (timings, the final measurement, the comparison).
+``--ship`` copies the table into ``strategies/solved_tables/`` (the policy
+``solved``) with the final measurement in its metadata.
+
+    python -m experiments.bench_solve --games estonian:6 --iterations 24 --deals 262144
+    python -m experiments.bench_solve --games estonian:6 --from-table results/solve/estonian_6.npz --ship
+
+Timings depend on the machine's load; the JSON records the load average at the start and the end.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+Z95 = 1.959963984540054
+SHIP_DIR = Path(__file__).resolve().parent.parent / "strategies" / "solved_tables"
+
+
+def _parse(games):
+    out = []
+    for g in games:
+        name, _, p = g.partition(":")
+        out.append((name, int(p or 6)))
+    return out
+
+
+def run_solve(game, P, args, out_dir: Path) -> dict:
+    """Solve with the given budget; per iteration the gain, wall and CPU seconds (cumulative)."""
+    from simcore.solve import solve
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    timing = []
+
+    def cb(entry):
+        timing.append({"iteration": entry["iteration"], "wall_s": time.perf_counter() - t0,
+                       "cpu_s": time.process_time() - c0})
+        print(f"  {game} {P}p iteration {entry['iteration']}: gain {entry['gain']:.4f} +- "
+              f"{Z95 * entry['stderr']:.4f}, cpu {timing[-1]['cpu_s'] / 60:.1f} min", flush=True)
+
+    stem = out_dir / f"{game}_{P}"
+    r = solve(game, P, iterations=args.iterations, target=args.target, abstraction=args.abstraction,
+              deals_per_iteration=args.deals, eval_deals=args.eval_deals, seed=args.seed, passes=1,
+              executor=args.executor, workers=args.workers, checkpoint=f"{stem}.ckpt",
+              resume=f"{stem}.ckpt" if args.resume and os.path.exists(f"{stem}.ckpt") else None,
+              out=f"{stem}.npz", callback=cb)
+    log = [{**e, **t} for e, t in zip(r.log[-len(timing):] if timing else [], timing)]
+    return {"iterations": r.iterations, "stopped": r.stopped, "abstraction": r.abstraction,
+            "deals_per_iteration": args.deals, "eval_deals": args.eval_deals, "seed": args.seed,
+            "workers": args.workers, "executor": args.executor, "log": log,
+            "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "table": f"{stem}.npz"}
+
+
+def measure(game, P, table: str, args) -> dict:
+    """The table's exploitability as experiments/exploitability.py --full measures a built-in field."""
+    from experiments.exploitability import FULL, FULL_DEALS
+    from simcore.exploit import exploit
+
+    cfg = dict(FULL, deals=args.measure_deals or FULL_DEALS.get(game, FULL["deals"]))
+    t0 = time.perf_counter()
+    r = exploit(game, P, f"table:{table}", seat=cfg["seat"], deals=cfg["deals"], eval_deals=cfg["eval_deals"],
+                abstraction=cfg["abstraction"], seed=args.measure_seed, passes=cfg["passes"],
+                rollout=cfg["rollout"], rollout_deals=cfg["rollout_deals"], executor=args.executor,
+                workers=args.workers, progress=False)
+    s = r.seats[0]
+    ro = s.rollout or {}
+    return {"how": (f"pvsim exploit: seat {s.seat}, {cfg['abstraction']} buckets, {cfg['deals']:,} fitting deals a "
+                    f"stage, {s.eval_deals:,} fresh deals, seed {args.measure_seed}"),
+            "seat": s.seat, "gain": s.gain, "stderr": s.stderr, "ci_low": s.gain - Z95 * s.stderr,
+            "ci_high": s.gain + Z95 * s.stderr, "deals": cfg["deals"], "eval_deals": s.eval_deals,
+            "rollout_k": cfg["rollout"], "rollout_gain": ro.get("gain"), "rollout_stderr": ro.get("stderr"),
+            "seconds": time.perf_counter() - t0}
+
+
+def best_builtin(game, P) -> dict | None:
+    path = Path(__file__).resolve().parent.parent / "results" / "exploitability" / f"{game}_{P}.json"
+    if not path.exists():
+        return None
+    d = json.loads(path.read_text())
+    rows = [f for f in d["fields"] if f.get("br_gain") is not None]
+    best = min(rows, key=lambda f: f["br_gain"])
+    return {"field": best["field"], "br_gain": best["br_gain"], "br_stderr": best["br_stderr"],
+            "settings": d.get("settings"), "source": str(path.relative_to(path.parents[2]))}
+
+
+def ship(game, P, table: str, measured: dict) -> str:
+    """Copy the table into the package data with its measurement in the metadata."""
+    from strategies.table import load_table, save_table
+
+    tf = load_table(table)
+    SHIP_DIR.mkdir(parents=True, exist_ok=True)
+    suffix = "".join(f"-{k}-{v}" for k, v in sorted(tf.options.items()) if v not in (False, None))
+    dest = SHIP_DIR / f"{game}-{P}p{suffix}.npz"
+    meta = dict(tf.meta, exploitability=measured)
+    save_table(dest, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
+               tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
+               meta=meta)
+    return str(dest)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", nargs="+", default=["estonian:6"], help="GAME:P (default estonian:6)")
+    ap.add_argument("--iterations", type=int, default=16)
+    ap.add_argument("--target", type=float, default=None)
+    ap.add_argument("--abstraction", default="coarse")
+    ap.add_argument("--deals", type=int, default=1 << 18, help="fitting deals a stage per iteration")
+    ap.add_argument("--eval-deals", type=int, default=1 << 17)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--measure-deals", type=int, default=None, help="fitting deals of the final measurement "
+                                                                    "(default: exploitability.py's FULL_DEALS)")
+    ap.add_argument("--measure-seed", type=int, default=2024)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--executor", default="threads")
+    ap.add_argument("--resume", action="store_true", help="continue from the checkpoint beside the table")
+    ap.add_argument("--from-table", default=None, help="skip solving: measure (and --ship) this table")
+    ap.add_argument("--no-measure", action="store_true")
+    ap.add_argument("--ship", action="store_true", help="copy the measured table into strategies/solved_tables/")
+    ap.add_argument("--out", default="results/solve")
+    args = ap.parse_args(argv)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for game, P in _parse(args.games):
+        report = {"game": game, "players": P, "loadavg_start": os.getloadavg()}
+        if args.from_table:
+            report["table"] = args.from_table
+            table = args.from_table
+        else:
+            report["solve"] = run_solve(game, P, args, out_dir)
+            table = report["solve"]["table"]
+            s = report["solve"]
+            print(f"{game} {P}p: {s['iterations']} iterations, {s['wall_s'] / 60:.1f} min wall, "
+                  f"{s['cpu_s'] / 60:.1f} CPU-min")
+        if not args.no_measure:
+            m = report["measured"] = measure(game, P, table, args)
+            b = report["best_builtin"] = best_builtin(game, P)
+            line = f"{game} {P}p solved: BR gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]"
+            if b is not None:
+                report["target"] = b["br_gain"] / 4
+                report["meets_target"] = bool(m["ci_high"] <= b["br_gain"] / 4)
+                line += (f"; least exploitable built-in {b['field']}: {b['br_gain']:.4f}; target (a quarter) "
+                         f"{b['br_gain'] / 4:.4f}: {'met' if report['meets_target'] else 'NOT met'}")
+            print(line)
+            if args.ship:
+                report["shipped"] = ship(game, P, table, m)
+                print(f"shipped as {report['shipped']}")
+        report["loadavg_end"] = os.getloadavg()
+        path = out_dir / f"bench_{game}_{P}.json"
+        if path.exists() and args.from_table:  # keep the solve timings of an earlier run beside the measurement
+            old = json.loads(path.read_text())
+            report = {**old, **{k: v for k, v in report.items() if k != "table"}}
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        if args.from_table and os.path.abspath(args.from_table) != os.path.abspath(out_dir / f"{game}_{P}.npz"):
+            shutil.copyfile(args.from_table, out_dir / f"{game}_{P}.npz")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
