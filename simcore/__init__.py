@@ -17,6 +17,7 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 from .api import analyze, compare, simulate  # noqa: E402
 from .exploit import exploit  # noqa: E402
+from .solve import solve  # noqa: E402  (simcore.solve the function; the module is sys.modules["simcore.solve"])
 from .variants import all_variants, get_variant, register_variant, unregister_variant  # noqa: E402
 
 __all__ = [
@@ -27,6 +28,6 @@ __all__ = [
     "CATEGORY_NAMES", "evaluate_hands", "evaluate_hand", "hand_category", "describe_hand",
     "evaluate_omaha", "evaluate_low_a6", "low_category", "group_choices", "evaluate_choices",
     # runs and variants
-    "simulate", "compare", "analyze", "exploit", "get_variant", "all_variants", "register_variant",
+    "simulate", "compare", "analyze", "exploit", "solve", "get_variant", "all_variants", "register_variant",
     "unregister_variant", "__version__",
 ]
