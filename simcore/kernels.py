@@ -36,7 +36,9 @@ Five given cards
 Best of several five-card hands, one row
     :func:`best_choice_value` (column choices, as built by
     :func:`simcore.evaluate.group_choices`), :func:`best_omaha_value`
-    (exactly two hole cards and three board cards).
+    (exactly two hole cards and three board cards; :func:`omaha_triples`
+    and :func:`best_omaha_hole` are its two halves, for a board shared by
+    several hands).
 Categories
     :func:`category_high`, :func:`category_low` (0 high card .. 8 straight
     flush) of one value.
@@ -76,7 +78,7 @@ __all__ = [
     "HASH_MUL", "BUCKET_SHIFT", "SLOT_SHIFT", "SLOT_MASK", "LOW_TOP",
     "popcount", "SIMD_ROW_CHECK", "bad_rows8", "rank_slot", "flush_ranks", "value_high", "value_low5", "flush_value",
     "value_two_and_board", "value_five_high", "value_five_low",
-    "best_choice_value", "best_omaha_value", "category_high", "category_low", "pot_best", "pot_share",
+    "best_choice_value", "omaha_triples", "best_omaha_hole", "best_omaha_value", "category_high", "category_low", "pot_best", "pot_share",
 ]
 
 _T = np.load(Path(__file__).with_name("tables") / "eval_tables.npz")
@@ -301,10 +303,10 @@ def best_choice_value(cards, i, choices, low):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def best_omaha_value(hole, board, i, tkey, tbits):
-    """Omaha value of row ``i``: hole (n, h) int8, board (n, 5) int8; tkey, tbits (10,) uint64 scratch."""
-    h = hole.shape[1]
-    # The ten board triples, summed once per row.
+def omaha_triples(board, i, tkey, tbits):
+    """The ten three-card choices of row ``i``'s five board cards (board (n, 5)
+    int8): their summed keys into ``tkey`` and their bit sets into ``tbits``
+    ((10,) uint64 scratch), for :func:`best_omaha_hole`."""
     t = 0
     for a in range(3):
         for b in range(a + 1, 4):
@@ -314,10 +316,17 @@ def best_omaha_value(hole, board, i, tkey, tbits):
                 tkey[t] = KEY_U8[ca] + KEY_U8[cb] + KEY_U8[cc]
                 tbits[t] = BIT_U8[ca] | BIT_U8[cb] | BIT_U8[cc]
                 t += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def best_omaha_hole(hole, j, tkey, tbits):
+    """Omaha value of the hole cards ``hole[j]`` (hole (m, h) int8): exactly two of
+    them with one of the board triples of :func:`omaha_triples`. A board
+    shared by several hands (Sviten's seats) is summed once for all."""
     best = 0
-    for a in range(h - 1):
-        for b in range(a + 1, h):
-            ca, cb = np.uint8(hole[i, a]), np.uint8(hole[i, b])
+    for a in range(hole.shape[1] - 1):
+        for b in range(a + 1, hole.shape[1]):
+            ca, cb = np.uint8(hole[j, a]), np.uint8(hole[j, b])
             pkey = SUIT_START + KEY_U8[ca] + KEY_U8[cb]
             pbits = BIT_U8[ca] | BIT_U8[cb]
             for t in range(10):
@@ -325,6 +334,13 @@ def best_omaha_value(hole, board, i, tkey, tbits):
                 if v > best:
                     best = v
     return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def best_omaha_value(hole, board, i, tkey, tbits):
+    """Omaha value of row ``i``: hole (n, h) int8, board (n, 5) int8; tkey, tbits (10,) uint64 scratch."""
+    omaha_triples(board, i, tkey, tbits)
+    return best_omaha_hole(hole, i, tkey, tbits)
 
 
 @njit(cache=True, nogil=True, inline="always")

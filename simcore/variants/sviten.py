@@ -34,7 +34,7 @@ from numba import njit
 from ..engine.variant import (
     REST, Decision, Field, NoRollout, Obs, Outcome, Situation, SlotLayout, Variant, pot_shares, private, public,
 )
-from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
+from ..kernels import CARD_BIT, CARD_KEY, SUIT_START, best_omaha_hole, omaha_triples, value_high
 
 HAND = 5
 FLOP = 3
@@ -173,74 +173,96 @@ def _recycled_card(i, seat, piles, counts, chance, log):
 
 
 @njit(cache=True, nogil=True)
-def _serve_kernel(p, cards, hands, thrown, open_cards, piles, counts, chance, log):
-    """Serve seat p: every replacement, except that a one-card thrower gets its
-    card face up in ``open_cards[:, p]`` and waits for its keep-or-refuse answer."""
-    for i in range(cards.shape[0]):
-        k = thrown[i, p]
-        if k == 0:
-            continue
-        for j in range(HAND):
-            if hands[i, p, j] >= 0:
-                continue
+def _draw_kernel(seat, need, cards, piles, counts, chance, log, drawn):
+    """The one way a card is served: ``need[i]`` cards (0..5) in each row ``i`` to
+    ``seat`` (``P``: the turn and river), into ``drawn[i, :need[i]]`` in the
+    order served. Each is the dealt stub's next card, inline (the common
+    case), and once the stub is out one of :func:`_recycled_card`. Returns
+    ``(row, error)`` for the first row that cannot be served, else ``(-1, _OK)``.
+
+    It serves a whole block in one call, not a card a call: a helper called
+    card by card with the service arrays, even inlined, took the serving of a
+    block twice as long (the references numba counts at each call).
+    """
+    for i in range(need.shape[0]):
+        for m in range(need[i]):
             pos = counts[i, _POS]
-            if pos < DECK:  # the dealt stub, inline: the common case
+            if pos < DECK:
                 c = cards[i, pos]
                 counts[i, _POS] = pos + 1
             else:
-                c, err = _recycled_card(i, p, piles, counts, chance, log)
+                c, err = _recycled_card(i, seat, piles, counts, chance, log)
                 if err:
                     return i, err
-            if k == 1:
-                open_cards[i, p] = c
-                break
-            hands[i, p, j] = c
+            drawn[i, m] = c
+    return -1, _OK
+
+
+@njit(cache=True, nogil=True)
+def _serve_kernel(p, cards, hands, thrown, open_cards, piles, counts, chance, log):
+    """Serve seat p: every replacement, except that a one-card thrower gets its
+    card face up in ``open_cards[:, p]`` and waits for its keep-or-refuse answer."""
+    n = cards.shape[0]
+    need = np.empty(n, np.int64)
+    for i in range(n):
+        need[i] = thrown[i, p]
+    drawn = np.empty((n, HAND), np.int8)
+    row, err = _draw_kernel(p, need, cards, piles, counts, chance, log, drawn)
+    if err:
+        return row, err
+    for i in range(n):
+        if need[i] == 1:
+            open_cards[i, p] = drawn[i, 0]
+            continue
+        m = 0
+        for j in range(HAND if need[i] else 0):
+            if hands[i, p, j] < 0:
+                hands[i, p, j] = drawn[i, m]
+                m += 1
     return -1, _OK
 
 
 @njit(cache=True, nogil=True)
 def _finish_open_kernel(p, actions, cards, hands, thrown, open_cards, refused, piles, counts, chance, log):
     """Seat p's answer to its open card: keep it, or muck it face up and take the next one."""
-    for i in range(cards.shape[0]):
+    n = cards.shape[0]
+    need = np.zeros(n, np.int64)
+    for i in range(n):
         if thrown[i, p] != 1:
             continue
-        j = 0
-        while hands[i, p, j] >= 0:
-            j += 1
         if actions[i] == KEEP:
-            hands[i, p, j] = open_cards[i, p]
+            need[i] = -1  # its open card goes into the hand
             continue
         t = counts[i, _N_MUCK]
         piles[i, _MUCK, t] = open_cards[i, p]
         piles[i, _OWNER, t] = p
         counts[i, _N_MUCK] = t + 1
         refused[i, p] = True
-        pos = counts[i, _POS]
-        if pos < DECK:
-            c = cards[i, pos]
-            counts[i, _POS] = pos + 1
-        else:
-            c, err = _recycled_card(i, p, piles, counts, chance, log)
-            if err:
-                return i, err
-        hands[i, p, j] = c
+        need[i] = 1
+    drawn = np.empty((n, 1), np.int8)
+    row, err = _draw_kernel(p, need, cards, piles, counts, chance, log, drawn)
+    if err:
+        return row, err
+    for i in range(n):
+        if need[i]:
+            j = 0
+            while hands[i, p, j] >= 0:
+                j += 1
+            hands[i, p, j] = open_cards[i, p] if need[i] < 0 else drawn[i, 0]
     return -1, _OK
 
 
 @njit(cache=True, nogil=True)
 def _turn_river_kernel(P, cards, board, piles, counts, chance, log):
     """Turn and river from the stub; every seat has been served, so the whole muck recycles."""
-    for i in range(cards.shape[0]):
-        for j in range(3, 5):
-            pos = counts[i, _POS]
-            if pos < DECK:
-                c = cards[i, pos]
-                counts[i, _POS] = pos + 1
-            else:
-                c, err = _recycled_card(i, P, piles, counts, chance, log)
-                if err:
-                    return i, err
-            board[i, j] = c
+    n = cards.shape[0]
+    drawn = np.empty((n, 2), np.int8)
+    row, err = _draw_kernel(P, np.full(n, 2, np.int64), cards, piles, counts, chance, log, drawn)
+    if err:
+        return row, err
+    for i in range(n):
+        board[i, 3] = drawn[i, 0]
+        board[i, 4] = drawn[i, 1]
     return -1, _OK
 
 
@@ -256,41 +278,18 @@ def _own_five_value(h):
 
 
 @njit(cache=True, nogil=True)
-def _omaha5_value(h, tkey, tbits):
-    """Best of exactly two of the five cards ``h`` with one of the ten board
-    triples (summed keys ``tkey``, bit sets ``tbits``)."""
-    best = np.int32(0)
-    for a in range(HAND - 1):
-        ca = np.uint8(h[a])
-        for b in range(a + 1, HAND):
-            cb = np.uint8(h[b])
-            pkey = SUIT_START + CARD_KEY[ca] + CARD_KEY[cb]
-            pbits = CARD_BIT[ca] | CARD_BIT[cb]
-            for t in range(10):
-                v = value_high(pkey + tkey[t], pbits | tbits[t])
-                if v > best:
-                    best = v
-    return best
-
-
-@njit(cache=True, nogil=True)
 def _showdown_kernel(hands, board, own5, omaha):
-    """Own-five and Omaha values (n, P) of every seat."""
+    """Own-five and Omaha values (n, P) of every seat (the board's triples summed
+    once per deal, see :func:`~simcore.kernels.omaha_triples`)."""
     n, P = hands.shape[0], hands.shape[1]
+    rows = hands.reshape(n * P, HAND)
     tkey = np.empty(10, np.uint64)
     tbits = np.empty(10, np.uint64)
     for i in range(n):
-        t = 0
-        for a in range(3):
-            for b in range(a + 1, 4):
-                for c in range(b + 1, 5):
-                    ca, cb, cc = np.uint8(board[i, a]), np.uint8(board[i, b]), np.uint8(board[i, c])
-                    tkey[t] = CARD_KEY[ca] + CARD_KEY[cb] + CARD_KEY[cc]
-                    tbits[t] = CARD_BIT[ca] | CARD_BIT[cb] | CARD_BIT[cc]
-                    t += 1
+        omaha_triples(board, i, tkey, tbits)
         for p in range(P):
             own5[i, p] = _own_five_value(hands[i, p])
-            omaha[i, p] = _omaha5_value(hands[i, p], tkey, tbits)
+            omaha[i, p] = best_omaha_hole(rows, i * P + p, tkey, tbits)
 
 
 def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
