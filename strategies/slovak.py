@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit
 
 from simcore.kernels import popcount
+from simcore.variants.slovak import card_bit, rule_kernel
 
 from .features import lower_of_two, straight_outs
 from .registry import register
@@ -77,15 +78,6 @@ _NEVER, _LOWER, _THRESHOLD, _MADE_OR_DRAW, _LIVE_OUTS, _THOUGHTFUL = range(6)
 _SUIT_MASK = np.uint64(sum(1 << (4 * r) for r in range(13)))  # suit 0's bits; << s for suit s
 _RANK_NIBBLE = np.uint64(0xF)
 _CARDS = np.uint64((1 << 52) - 1)  # the 52 card bits of a card set
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _bit(c):
-    """Bit of card ``c`` (int8) in a card set; "no card" (-1) gives bit 63, outside :data:`_CARDS`.
-
-    A shift, not a table look-up: no load, so the loops over a row's cards vectorise.
-    """
-    return np.uint64(1) << (np.uint64(np.uint8(c)) & np.uint64(63))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -172,7 +164,7 @@ def _card_works(c, own, ranks, seen, live):
 @njit(cache=True, nogil=True, inline="always")
 def _postflop(c0, c1, b0, b1, b2, seen, live):
     """Second-exchange rule for face-up cards ``c0``, ``c1`` and the flop ``b0..b2``."""
-    own = _bit(c0) | _bit(c1) | _bit(b0) | _bit(b1) | _bit(b2)
+    own = card_bit(c0) | card_bit(c1) | card_bit(b0) | card_bit(b1) | card_bit(b2)
     ranks = (1 << (c0 >> 2)) | (1 << (c1 >> 2)) | (1 << (b0 >> 2)) | (1 << (b1 >> 2)) | (1 << (b2 >> 2))
     w0, outs0 = _card_works(c0, own, ranks, seen, live)
     w1, outs1 = _card_works(c1, own, ranks, seen, live)
@@ -223,9 +215,9 @@ def in_sight_set(up, mucked):
         # -1 (no card) gives a bit outside _CARDS; branch-free over fixed counts
         s = np.uint64(0)
         for j in range(flat_up.shape[1]):
-            s |= _bit(flat_up[i, j])
+            s |= card_bit(flat_up[i, j])
         for j in range(mucked.shape[1]):
-            s |= _bit(mucked[i, j])
+            s |= card_bit(mucked[i, j])
         out[i] = s & _CARDS
     return out
 
@@ -237,7 +229,7 @@ def _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, post, live):
     for i in range(c0s.shape[0]):
         c0, c1 = np.int64(c0s[i]), np.int64(c1s[i])
         # the cards in sight but this seat's own
-        seen = in_sight[i] & ~(_bit(c0) | _bit(c1)) if live else np.uint64(0)
+        seen = in_sight[i] & ~(card_bit(c0) | card_bit(c1)) if live else np.uint64(0)
         if post:
             act = _postflop(c0, c1, np.int64(b0s[i]), np.int64(b1s[i]), np.int64(b2s[i]), seen, live)
         else:
@@ -247,7 +239,9 @@ def _rule_rows(c0s, c1s, b0s, b1s, b2s, ok, in_sight, out, post, live):
 
 @njit(cache=True, nogil=True)
 def _decide(up, board, in_sight, legal, seat, policy, second):
-    """Actions (n,) of one policy for one seat over a batch.
+    """Actions (n,) of one policy for one seat over a batch: what every policy of this
+    module answers, and the decision function the variant's rule kernel is compiled
+    for (:data:`ruled_exchanges`).
 
     Three passes: the rows' own cards, flop and legality into contiguous
     columns; the rule itself over those columns and the cards in sight, in
@@ -258,6 +252,8 @@ def _decide(up, board, in_sight, legal, seat, policy, second):
     one in nine), listed branch-free in the first pass.
     """
     n = up.shape[0]
+    if policy == _NEVER:
+        return np.zeros(n, np.int64)
     out = np.empty(n, np.int64)
     if policy == _LOWER:
         for i in range(n):
@@ -303,110 +299,9 @@ def _decide(up, board, in_sight, legal, seat, policy, second):
     return out
 
 
-@njit(cache=True, nogil=True)
-def ruled_exchanges(cards, board, in_sight, codes, forced, up, record, actions, same):
-    """Both exchanges of a block under A alternatives (tables that differ in their
-    policies or forced actions) when every seat decides by one of this module's
-    rules (its policies' ``exchange_rule``): the actions the play decision by
-    decision gives, with no strategy called between them.
-
-    ``cards`` (n, 4P + 5) the dealt slots, ``board`` (n, 3) their flop and
-    ``in_sight`` (n,) uint64 their face-up cards as a card set (as the play's
-    observation starts them); ``codes`` (A, 2, P) each seat's
-    policy code per exchange; ``forced`` (A, 2, P, n) an action or -1; ``up``
-    (A, n, P, 2) the face-up cards as dealt, changed in place to the cards at
-    the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action (else (A, 2, P, 1), unused).
-    ``same`` (A, P) is set where a seat ends with the cards it ends with under
-    alternative 0 because it was not played again (its showdown value is then
-    alternative 0's). That is so when no seat reads more than its own cards
-    and the flop (the rules before ``live-outs``) and the seat's codes and
-    forced actions are those of alternative 0: nothing it decides can then
-    differ. Returns the first row with an illegal forced action (the caller
-    replays the block decision by decision for the error), else -1.
-    """
-    A, P, n = codes.shape[0], codes.shape[2], cards.shape[0]
-    own_only = True
-    for x in codes.ravel():
-        own_only &= x < _LIVE_OUTS
-    play = np.ones(P, np.bool_)
-    for a in range(A):
-        for p in range(P):
-            alike = a == 0 or (own_only and codes[a, 0, p] == codes[0, 0, p] and codes[a, 1, p] == codes[0, 1, p])
-            for r in range(2):
-                for i in range(n):
-                    if not alike:
-                        break
-                    alike = forced[a, r, p, i] == forced[0, r, p, i]
-            same[a, p] = alike
-            play[p] = a == 0 or not alike
-            if record and not play[p]:
-                actions[a, :, p] = actions[0, :, p]
-        # a seat not played keeps its dealt cards in up[a]: its value is alternative 0's
-        bad = _exchange_rounds(cards, board, in_sight, codes[a], forced[a], up[a], play, not own_only, record,
-                               actions[a])
-        if bad >= 0:
-            return bad
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def _exchange_rounds(cards, board, dealt_sight, codes, forced, up, play, live, record, actions):
-    """:func:`ruled_exchanges` of one alternative, for the seats in ``play`` (the
-    others untouched: they must be seats nobody else's rule reads). Seat by
-    seat, each decided over every row by :func:`_decide` (as the policies
-    are), so that each sees the exchanges of the seats before it. The cards in
-    sight are kept only with ``live`` (a rule that reads them), from the dealt
-    ones (``dealt_sight``, left as it is)."""
-    n, P = up.shape[0], up.shape[1]
-    in_sight = dealt_sight.copy() if live else np.zeros(1, np.uint64)
-    downs = np.full((n, P), 2, np.int8)
-    legal = np.ones((n, 3), np.bool_)
-    for r in range(2):
-        for p in range(P):
-            if not play[p]:
-                continue
-            for i in range(n if r == 1 else 0):  # at the first exchange every seat holds two
-                ok = downs[i, p] > 0
-                legal[i, 1] = ok
-                legal[i, 2] = ok
-            code = codes[r, p]
-            if code == _NEVER:
-                acts = np.zeros(n, np.int64)
-            else:
-                acts = _decide(up, board, in_sight, legal, p, code, r == 1)
-            bad = _apply_exchanges(cards, p, acts, forced[r, p], up, downs, in_sight, live, record, actions[r, p])
-            if bad >= 0:
-                return bad
-    return -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _apply_exchanges(cards, p, acts, forced, up, downs, in_sight, live, record, recorded):
-    """Seat ``p``'s exchanges: the forced action where there is one (returns the
-    first row where it is illegal, else -1), recorded with ``record``; applied
-    branch-free (whether a row exchanges is a coin flip to the branch
-    predictor: the branching loop took 3x as long): a decline writes back the
-    card it reads."""
-    for i in range(acts.shape[0]):
-        a = acts[i]
-        left = np.int64(downs[i, p])
-        f = np.int64(forced[i])
-        if f >= 0:
-            if f > MUCK1 or (f > 0 and left == 0):
-                return i
-            a = f
-        if record:
-            recorded[i] = a
-        ex = np.int64(a > 0)
-        # down0, then down1; with no face-down card left (a decline) a slot of the
-        # next seat or the board, read and never used
-        turned = cards[i, np.uint64(4 * p + 4 - left)]
-        pos = np.uint64(a - ex)  # a decline reads and rewrites card 0
-        up[i, p, pos] = turned if ex else up[i, p, pos]
-        if live:
-            in_sight[i] |= _bit(turned) & (np.uint64(0) - np.uint64(ex))
-        downs[i, p] = left - ex
-    return -1
+# The play applies these rules itself, every seat of a block in one kernel (the
+# variant's rule_kernel, compiled for this module's _decide).
+ruled_exchanges = rule_kernel(_decide, _LIVE_OUTS)
 
 
 def _policy(code):

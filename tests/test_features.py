@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import strategies  # noqa: F401  (registers the policies)
+from slovak_situations import slovak_situations
 from simcore.cards import parse_cards
 from strategies.features import (
     FLUSH_DRAW, FLUSH_MADE, GUTSHOT, NO_FLUSH, NO_STRAIGHT_DRAW, OPEN_ENDED, STRAIGHT_MADE,
@@ -205,40 +206,11 @@ def _estonian_batches():
 
 
 def _slovak_batches():
-    """(P, decision, seat, obs) over both exchanges of 800 deals at 2, 6 and 11 players.
-
-    Between decisions every seat takes a random legal action, so that later
-    seats see mucked cards and seats with fewer face-down cards left.
-    """
+    """(P, decision, seat, obs) over both exchanges of 800 deals at 2, 6 and 11 players
+    (every seat taking random legal actions: see slovak_situations)."""
     for P in (2, 6, 11):
-        rng = np.random.default_rng(2000 + P)
-        n = 800
-        cards = _deals(rng, n, 4 * P + 5)
-        up = np.stack([cards[:, 4 * p:4 * p + 2] for p in range(P)], axis=1).copy()
-        downs_left = np.full((n, P), 2, np.int8)
-        mucked = np.full((n, 2 * P), -1, np.int8)
-        n_mucked = np.zeros(n, np.int64)
-        round1 = np.full((n, P), -1, np.int8)
-        for r, decision in enumerate(("exchange1", "exchange2")):
-            board = cards[:, 4 * P:4 * P + 3].copy() if r else np.full((n, 3), -1, np.int8)
-            history = np.full((n, P), -1, np.int8)
-            for p in range(P):
-                left = downs_left[:, p]
-                legal = np.stack([np.ones(n, bool), left > 0, left > 0], axis=1)
-                obs = {"up": up.copy(), "mucked": mucked.copy(), "downs_left": downs_left.copy(),
-                       "board": board, "history": history.copy(), "round1": round1.copy(),
-                       "legal": legal, "seat": p, "n_players": P, "decision": decision,
-                       "variant": "slovak", "round": 0}
-                yield P, decision, p, obs
-                drive = rng.integers(0, 3, n) * (left > 0)
-                for i in np.nonzero(drive)[0]:
-                    pos = drive[i] - 1
-                    mucked[i, n_mucked[i]] = up[i, p, pos]
-                    n_mucked[i] += 1
-                    up[i, p, pos] = cards[i, 4 * p + 4 - left[i]]
-                    downs_left[i, p] -= 1
-                history[:, p] = drive
-            round1 = history
+        for decision, p, obs in slovak_situations(P, 800, 2000 + P):
+            yield P, decision, p, obs
 
 
 def _policy_actions():

@@ -17,6 +17,7 @@ import pytest
 
 import strategies  # noqa: F401  (registers the policies)
 from frozen_policies import actions_disagreeing, old_spec, reference_estonian, reference_slovak, registered_references
+from slovak_situations import slovak_situations
 from simcore.evaluate import (
     evaluate_choices, evaluate_hands, evaluate_low_a6, evaluate_omaha, group_choices,
 )
@@ -116,42 +117,11 @@ def test_completion_table_is_the_sum_over_two_more_cards():
         assert table[sum(binom[c2[k], k + 1] for k in range(5))] == table[idx]
 
 
-def _slovak_situations(P, n, seed):
-    """(decision, seat, obs) over both exchanges, every seat playing random legal actions."""
-    rng = np.random.default_rng(seed)
-    cards = _deals(rng, n, 4 * P + 5)
-    up = np.stack([cards[:, 4 * p:4 * p + 2] for p in range(P)], axis=1).copy()
-    downs_left = np.full((n, P), 2, np.int8)
-    mucked = np.full((n, 2 * P), -1, np.int8)
-    n_mucked = np.zeros(n, np.int64)
-    round1 = np.full((n, P), -1, np.int8)
-    rows = np.arange(n)
-    for r, decision in enumerate(("exchange1", "exchange2")):
-        board = cards[:, 4 * P:4 * P + 3].copy() if r else np.full((n, 3), -1, np.int8)
-        history = np.full((n, P), -1, np.int8)
-        for p in range(P):
-            left = downs_left[:, p].copy()
-            legal = np.stack([np.ones(n, bool), left > 0, left > 0], axis=1)
-            yield decision, p, {"up": up.copy(), "mucked": mucked.copy(), "downs_left": downs_left.copy(),
-                                "board": board, "history": history.copy(), "round1": round1.copy(),
-                                "legal": legal, "seat": p, "n_players": P, "decision": decision,
-                                "variant": "slovak", "round": 0}
-            drive = rng.integers(0, 3, n) * (left > 0)
-            ex = rows[drive > 0]
-            pos = drive[ex] - 1
-            mucked[ex, n_mucked[ex]] = up[ex, p, pos]
-            n_mucked[ex] += 1
-            up[ex, p, pos] = cards[ex, 4 * p + 4 - left[ex]]
-            downs_left[ex, p] -= 1
-            history[:, p] = drive
-        round1 = history
-
-
 @pytest.mark.parametrize("P", [2, 6, 11])
 def test_slovak_policies_agree_with_the_histogram_code(P):
     names = ("lower", "threshold", "made-or-draw", "live-outs", "thoughtful")
     changed = {name: 0 for name in names}
-    for decision, seat, obs in _slovak_situations(P, 6000, 40 + P):
+    for decision, seat, obs in slovak_situations(P, 6000, 40 + P):
         for name in names:
             new = policies("slovak", decision)[name].function(obs, None)
             old = reference_slovak(name)(obs, None)

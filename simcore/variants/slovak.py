@@ -111,37 +111,202 @@ def _showdown_values(up, cards, values, seats):
 def _split_deal(cards, P, up, flop, in_sight):
     """Seat face-up cards, the flop and the set of cards in sight out of the
     dealt slots (numpy's strided copy of the same took 0.7 ms a block, this 0.02 ms)."""
-    one = np.uint64(1)
     for i in range(cards.shape[0]):
         s = np.uint64(0)
         for p in range(P):
             a, b = cards[i, 4 * p], cards[i, 4 * p + 1]
             up[i, p, 0] = a
             up[i, p, 1] = b
-            s |= (one << np.uint64(a)) | (one << np.uint64(b))
+            s |= card_bit(a) | card_bit(b)
         in_sight[i] = s
         for j in range(3):
             flop[i, j] = cards[i, 4 * P + j]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def card_bit(c):
+    """Bit of card ``c`` (int8) in a card set (``in_sight``); "no card" (-1) gives
+    bit 63, outside the 52 card bits.
+
+    A shift, not a table look-up: no load, so the loops over a row's cards vectorise.
+    """
+    return np.uint64(1) << (np.uint64(np.uint8(c)) & np.uint64(63))
+
+
 @njit(cache=True, nogil=True)
-def _exchange_kernel(cards, p, actions, up, downs_left, mucked, n_mucked, in_sight):
-    """Apply seat p's actions: muck the chosen face-up card, turn the next face-down one
-    (which joins the cards in sight; the mucked one stays in sight)."""
-    # Unsigned positions: numba checks signed indices for wrap-around.
-    turn = np.uint64(4 * p + 4)
+def exchange_step(cards, p, actions, forced, up, downs_left, in_sight, live, recorded, record, mucked, n_mucked):
+    """Seat ``p``'s exchange over a block, the rule step of both plays (the
+    decision-by-decision play and :func:`rule_kernel`'s): an exchange mucks the
+    chosen face-up card and turns the seat's next face-down card (down0, then
+    down1) up in its place.
+
+    ``actions`` (n,) the seat's actions. ``forced`` (n,) an action or -1 per
+    row, or empty: a forced action replaces the seat's; returns the first row
+    where it is illegal (nothing is checked after it), else -1. With
+    ``record``, ``recorded`` (n,) gets the action taken. ``up`` (n, P, 2) and
+    ``downs_left`` (n, P) are changed in place; with ``live``, ``in_sight``
+    (n,) uint64 gets the turned card (the mucked one stays in sight); unless
+    ``mucked`` (n, 2P) is empty, it gets the mucked card at ``n_mucked`` (n,).
+
+    Branch-free (whether a row exchanges is a coin flip to the branch
+    predictor: the branching loop took 3x as long): a decline writes back the
+    card it reads.
+    """
+    has_forced = forced.shape[0] > 0
+    keep_muck = mucked.shape[0] > 0
     for i in range(actions.shape[0]):
-        a = actions[i]
-        if a > 0:
-            pos = np.uint64(a - 1)
-            left = downs_left[i, p]
-            k = np.uint64(n_mucked[i])
-            mucked[i, k] = up[i, p, pos]
-            n_mucked[i] = k + np.uint64(1)
-            turned = cards[i, turn - np.uint64(left)]  # down0, then down1
-            up[i, p, pos] = turned
-            in_sight[i] |= np.uint64(1) << np.uint64(turned)
-            downs_left[i, p] = left - 1
+        a = np.int64(actions[i])
+        left = np.int64(downs_left[i, p])
+        f = np.int64(forced[i]) if has_forced else np.int64(-1)
+        if f >= 0:
+            if f > MUCK1 or (f > 0 and left == 0):
+                return i
+            a = f
+        if record:
+            recorded[i] = a
+        ex = np.int64(a > 0)
+        # down0, then down1; with no face-down card left (a decline) a slot of the
+        # next seat or the board, read and never used. Unsigned positions: numba
+        # checks signed indices for wrap-around.
+        turned = cards[i, np.uint64(4 * p + 4 - left)]
+        pos = np.uint64(a - ex)  # a decline reads and rewrites card 0
+        old = up[i, p, pos]
+        up[i, p, pos] = turned if ex else old
+        if live:
+            in_sight[i] |= card_bit(turned) & (np.uint64(0) - np.uint64(ex))
+        if keep_muck and ex:
+            k = n_mucked[i]
+            mucked[i, k] = old
+            n_mucked[i] = k + 1
+        downs_left[i, p] = left - ex
+    return -1
+
+
+_NONE_FORCED = np.empty(0, np.int8)  # exchange_step from Python: no forced actions
+_NONE_RECORDED = np.empty(0, np.int64)  # exchange_step from Python: nothing recorded
+
+
+# -- the rule kernel: both exchanges of a block, by rule policies -------------------------
+#
+# Its source is the two templates below; rule_kernel(decide, ...) compiles them
+# for one policy module's decide function, which they call as `_decide`, and its
+# first code that reads the cards in sight, `_FIRST_SIGHT_CODE`. (A function
+# passed as an argument or captured in a closure would not be cached by numba:
+# each process would compile the kernel again.)
+_decide = None
+_FIRST_SIGHT_CODE = None
+
+
+def _ruled_exchanges(cards, board, in_sight, codes, forced, up, record, actions, same):
+    """Both exchanges of a block under A alternatives (tables that differ in their
+    policies or forced actions) when every seat decides by a rule of one policy
+    module (its policies' ``exchange_rule``): the actions the play decision by
+    decision gives, with no strategy called between them.
+
+    ``cards`` (n, 4P + 5) the dealt slots, ``board`` (n, 3) their flop and
+    ``in_sight`` (n,) uint64 their face-up cards as a card set (as the play's
+    observation starts them); ``codes`` (A, 2, P) each seat's
+    policy code per exchange; ``forced`` (A, 2, P, n) an action or -1; ``up``
+    (A, n, P, 2) the face-up cards as dealt, changed in place to the cards at
+    the showdown; with ``record``, ``actions`` (A, 2, P, n) gets every action (else (A, 2, P, 1), unused).
+    ``same`` (A, P) is set where a seat ends with the cards it ends with under
+    alternative 0 because it was not played again (its showdown value is then
+    alternative 0's). That is so when no seat reads more than its own cards
+    and the flop (codes below ``_FIRST_SIGHT_CODE``) and the seat's codes and
+    forced actions are those of alternative 0: nothing it decides can then
+    differ. Returns the first row with an illegal forced action (the caller
+    replays the block decision by decision for the error), else -1.
+    """
+    A, P, n = codes.shape[0], codes.shape[2], cards.shape[0]
+    own_only = True
+    for x in codes.ravel():
+        own_only &= x < _FIRST_SIGHT_CODE
+    play = np.ones(P, np.bool_)
+    for a in range(A):
+        for p in range(P):
+            alike = a == 0 or (own_only and codes[a, 0, p] == codes[0, 0, p] and codes[a, 1, p] == codes[0, 1, p])
+            for r in range(2):
+                for i in range(n):
+                    if not alike:
+                        break
+                    alike = forced[a, r, p, i] == forced[0, r, p, i]
+            same[a, p] = alike
+            play[p] = a == 0 or not alike
+            if record and not play[p]:
+                actions[a, :, p] = actions[0, :, p]
+        # a seat not played keeps its dealt cards in up[a]: its value is alternative 0's
+        bad = _exchange_rounds(cards, board, in_sight, codes[a], forced[a], up[a], play, not own_only, record,
+                               actions[a])
+        if bad >= 0:
+            return bad
+    return -1
+
+
+def _exchange_rounds(cards, board, dealt_sight, codes, forced, up, play, live, record, actions):
+    """:func:`_ruled_exchanges` of one alternative, for the seats in ``play`` (the
+    others untouched: they must be seats nobody else's rule reads). Seat by
+    seat, each decided over every row by the policies' ``_decide`` (as the
+    policies are), so that each sees the exchanges of the seats before it. The
+    cards in sight are kept only with ``live`` (a rule that reads them), from
+    the dealt ones (``dealt_sight``, left as it is)."""
+    n, P = up.shape[0], up.shape[1]
+    in_sight = dealt_sight.copy() if live else np.zeros(1, np.uint64)
+    downs = np.full((n, P), 2, np.int8)
+    every = np.ones((n, 3), np.bool_)  # at the first exchange every seat holds two face-down cards
+    no_muck, no_count = np.empty((0, 0), np.int8), np.empty(0, np.int64)  # the muck is not kept
+    for r in range(2):
+        for p in range(P):
+            if not play[p]:
+                continue
+            legal = _seat_legal(downs, p) if r == 1 else every
+            acts = _decide(up, board, in_sight, legal, p, codes[r, p], r == 1)
+            bad = exchange_step(cards, p, acts, forced[r, p], up, downs, in_sight, live, actions[r, p], record,
+                                no_muck, no_count)
+            if bad >= 0:
+                return bad
+    return -1
+
+
+_RULE_KERNELS: dict = {}
+
+
+def rule_kernel(decide, first_sight_code: int):
+    """The rule kernel for a policy module's rules (its policies' ``exchange_rule``
+    is ``(code, rule_kernel(decide, first_sight_code))``): both exchanges of a
+    block under A alternatives, as :func:`_ruled_exchanges` says, compiled once
+    per policy module and cached by numba like any kernel.
+
+    ``decide(up, board, in_sight, legal, seat, code, second)`` is a jitted
+    function that returns the actions (n,) int64 of rule ``code`` for ``seat``
+    from what the seat sees (the observation's arrays; ``second``: the second
+    exchange); rules with a code from ``first_sight_code`` on read the cards
+    in sight, the others only the seat's own cards and the flop.
+    """
+    import hashlib
+    import inspect
+    import types
+    from pathlib import Path
+
+    from numba import njit as _njit
+
+    key = (decide, int(first_sight_code))
+    if key in _RULE_KERNELS:
+        return _RULE_KERNELS[key]
+    # Named after the policy module and its source, so that numba's cache keeps one
+    # kernel per policy module, made again when that module changes.
+    source = inspect.getsourcefile(decide.py_func)
+    stamp = hashlib.sha1(Path(source).read_bytes()).hexdigest()[:12] if source else "nosource"
+    tag = f"{decide.py_func.__module__}_{decide.py_func.__qualname__}_{int(first_sight_code)}_{stamp}"
+    tag = "".join(c if c.isalnum() else "_" for c in tag)
+    names = dict(globals(), _decide=decide, _FIRST_SIGHT_CODE=int(first_sight_code))
+    for template in (_exchange_rounds, _ruled_exchanges):  # the callee first
+        fn = types.FunctionType(template.__code__, names, template.__name__)
+        fn.__qualname__ = f"{template.__name__}__{tag}"
+        fn.__doc__ = template.__doc__
+        names[template.__name__] = _njit(cache=True, nogil=True)(fn)
+    kernel = names["_ruled_exchanges"]
+    _RULE_KERNELS[key] = kernel
+    return kernel
 
 
 def _exchange_rules(table, P):
@@ -161,8 +326,8 @@ def _exchange_rules(table, P):
 
 def _play_ruled(cards, P, tables):
     """:meth:`SlovakDoubleBarrel.play_alternatives` when every seat of every table
-    exchanges by a rule that one kernel of the strategies' module applies
-    (``strategies.slovak``'s policies declare one): no observation is built and
+    exchanges by a rule that one kernel applies (:func:`rule_kernel`, as
+    ``strategies.slovak``'s policies declare it): no observation is built and
     no strategy called, since none would look at more than the kernel reads,
     and a seat that the kernel finds plays alike under every table is played and
     evaluated once. Forced actions are applied and the actions recorded as
@@ -333,8 +498,8 @@ class SlovakDoubleBarrel(Variant):
                 seen.settle()
                 seen["history"][:, p] = actions
                 # the face-down cards stay in ``cards``, which no strategy sees
-                _exchange_kernel(cards, p, actions, st["up"], st["downs_left"], st["mucked"], n_mucked,
-                                 st["in_sight"])
+                exchange_step(cards, p, actions, _NONE_FORCED, st["up"], st["downs_left"], st["in_sight"], True,
+                              _NONE_RECORDED, False, st["mucked"], n_mucked)
             round1 = seen["history"]
         values = np.empty((n, P), np.int32)
         _showdown_values(st["up"], cards, values, np.ones(P, np.bool_))
