@@ -19,6 +19,9 @@ INSTANCES = [("estonian", {}), ("slovak", {}), ("sviten", {}), ("russian", {}),
              ("tapiola", {}), ("tapiola", {"lowball": True}), ("tapiola", {"scoring": "points"})]
 IDS = [g + "".join(f"-{k}={v}" for k, v in o.items()) for g, o in INSTANCES]
 PERMS = ([1, 0, 3, 2], [3, 2, 1, 0], [2, 0, 3, 1], [0, 1, 3, 2])
+# Estonian's coarse and medium put the built-in policy's card first; those policies break exact
+# ties (two cards of one rank, alike for them) by suit
+SUIT_TIES = {("estonian", "coarse"), ("estonian", "medium")}
 # fine tables stay under 200 MB as one float64 per bucket and action
 MAX_CELLS = 200e6 / 8
 
@@ -82,9 +85,19 @@ def test_relabelling_suits_gives_the_same_buckets_and_order(played):
             for obs in calls:
                 b, canon = a.observe(obs)
                 for perm in PERMS:
-                    b2, canon2 = a.observe(relabel(v.name, obs, np.array(perm)))
+                    moved = relabel(v.name, obs, np.array(perm))
+                    b2, canon2 = a.observe(moved)
                     assert np.array_equal(b, b2), (v.label, d, name, perm)
-                    assert np.array_equal(canon, canon2), (v.label, d, name, perm)
+                    if (v.name, name) not in SUIT_TIES:
+                        assert np.array_equal(canon, canon2), (v.label, d, name, perm)
+                        continue
+                    # the policy's choice may break an exact tie between two cards of one rank by
+                    # suit: the card at each canonical position keeps its rank
+                    rows = np.arange(len(b))
+                    for k in range(a.n_actions):
+                        kk = np.full(len(b), k)
+                        assert np.array_equal(obs["hand"][rows, to_real(canon, kk)] >> 2,
+                                              moved["hand"][rows, to_real(canon2, kk)] >> 2)
 
 
 def test_relabelling_changes_cards_so_the_test_can_fail():
@@ -98,10 +111,17 @@ def test_relabelling_changes_cards_so_the_test_can_fail():
     assert not np.array_equal(obs["hand"] & 3, moved["hand"] & 3)
 
 
+# Estonian's fine is ordered by rank alone and does not know the policy's choice that orders
+# coarse and medium, so it does not refine them (declared in simcore/abstraction/estonian.py)
+NOT_NESTED = {("estonian", "fine", "medium"), ("estonian", "fine", "coarse")}
+
+
 @pytest.mark.parametrize("finer,coarser", [("fine", "medium"), ("medium", "coarse"), ("fine", "coarse")])
 def test_finer_refines_coarser(played, finer, coarser):
     """Every bucket of the finer granularity lies inside one of the coarser, and tells more apart."""
     for v, P, d, calls in played:
+        if (v.name, finer, coarser) in NOT_NESTED:
+            continue
         ab = abstractions(v, d, P)
         inside = collections.defaultdict(set)
         for obs in calls:
@@ -119,7 +139,7 @@ def test_canonical_order_puts_the_same_card_first_for_any_deal_order():
     obs = collect(v, 6, n=200)["pass"][0]
     a = get_abstraction(v, "pass", 6, "fine")
     b, canon = a.observe(obs)
-    for order in ([2, 0, 1], [1, 2, 0], [2, 1, 0]):
+    for order in ([2, 0, 1], [1, 2, 0], [2, 1, 0]):  # (coarse and medium: see test_table_policy)
         moved = dict(obs, hand=obs["hand"][:, order])
         b2, canon2 = a.observe(moved)
         assert np.array_equal(b, b2)

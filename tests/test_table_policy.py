@@ -214,7 +214,7 @@ def test_options_and_abstraction_mismatches_are_named(tmp):
 def test_bad_tables_are_refused_when_saved(tmp):
     a = get_abstraction("estonian", "pass", 6, "coarse")
     kw = dict(game="estonian", options={}, n_players=6, abstraction="coarse")
-    with pytest.raises(ValueError, match=r"a pure table is \(145800,\) integers"):
+    with pytest.raises(ValueError, match=r"a pure table is \(19683,\) integers"):
         save_table(tmp / "x.npz", tables={"pass": np.zeros(10, np.int64)}, **kw)
     with pytest.raises(ValueError, match="bucket 3 holds action 3; actions are 0..2"):
         t = np.zeros(a.n_buckets, np.int64)
@@ -303,4 +303,17 @@ def test_a_table_can_play_russian_conceal_exactly(tmp):
         kw = dict(seed=3, **SMALL)
         r1 = simulate("russian", 3, 1500, hero=f"table:{p}", field="place=best-gain", **kw)
         r2 = simulate("russian", 3, 1500, hero="place=conceal", field="place=best-gain", **kw)
+        assert _numbers(r1).equals(_numbers(r2))
+
+
+def test_a_table_can_play_estonian_best_policies_exactly(tmp):
+    """Estonian's coarse and medium put the card the best built-in policy throws first: the
+    table of canonical action 0 is pass=thoughtful,discard=best-potential, deal for deal."""
+    for level in ("coarse", "medium"):
+        t = {d: np.zeros(get_abstraction("estonian", d, 4, level).n_buckets, np.int64) for d in ("pass", "discard")}
+        p = tmp / f"e-{level}.npz"
+        save_table(p, game="estonian", options={}, n_players=4, abstraction=level, tables=t)
+        kw = dict(seed=8, **SMALL)
+        r1 = simulate("estonian", 4, 1500, hero=f"table:{p}", **kw)
+        r2 = simulate("estonian", 4, 1500, hero="pass=thoughtful,discard=best-potential", **kw)
         assert _numbers(r1).equals(_numbers(r2))

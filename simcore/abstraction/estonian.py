@@ -1,28 +1,30 @@
 """Estonian Twist: buckets for the pass and the discard.
 
 Both decisions hold three cards and see the flop, and each action throws one
-card (to the left neighbour, or away) and keeps the other two. The three cards
-are put in a *canonical order*: by rank, high to low, then by how many flop
-cards share the card's suit, then by how many other held cards do (ties keep
-their dealt order). Canonical action k throws the k-th card of that order.
+card (to the left neighbour, or away) and keeps the other two.
 
 ``fine`` (3,933,475 buckets): the exact ranks of the three cards (455 rank
 multisets) and of the flop (455), and for each canonical action the most cards
 of one suit among the two kept cards and the flop (at most 2, 3, 4 or 5: 19
 combinations occur). Ranks give every pair, trips and straight (draw) exactly;
-the suit counts give every flush (draw), backdoor included.
+the suit counts give every flush (draw), backdoor included. Canonical order:
+by rank, high to low, then by how many flop cards share the card's suit, then
+by how many other held cards do (ties keep their dealt order); canonical
+action k throws the k-th card of that order.
 
-``coarse`` (145,800 buckets, a few thousand occur): for each canonical action,
-what the two kept cards make with the flop: the made hand (high card, pair,
-two pair, trips, straight or flush, full house or better) and the best draw
-(none; a gutshot or three to a flush; an open-ended straight draw or four to a
-flush); and the rank group (2-5, 6-8, 9-J, Q-K, A) of the highest and of the
-lowest card.
-
-``medium`` (2,653,560 buckets, tens of thousands occur): ``coarse``'s
-per-action made hand and draw with the exact ranks of the three cards (455).
-
-Each is a function of the next finer one.
+``coarse`` (19,683 buckets) and ``medium`` (492,075) put first the card the
+best built-in policy throws (``thoughtful`` at the pass, ``best-potential``
+at the discard: both weigh every turn and river), then the other two in the
+order above; canonical action 0 therefore plays that policy. For each
+canonical action the bucket says what the two kept cards make with the flop:
+high card; a pair, told apart as the board's own pair, top pair or an
+overpair, a middle pair (eights or better) or a low pair; two pair; trips;
+straight or flush; full house or better; and the best draw (none; a gutshot
+or three to a flush; open-ended or four to a flush): 27 states, 27^3
+buckets. ``medium`` adds the rank groups (2-5, 6-8, 9-J, Q-K, A) of the
+highest and of the lowest card (x 25). ``coarse`` is a function of
+``medium``; ``fine``, ordered by rank alone, does not know the policy's
+choice, so it does not refine them.
 
 The discard uses the same buckets on ``[kept, kept, received]``; the passed
 card (dead) and which card was received do not enter.
@@ -35,8 +37,7 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, per_action_state,
-                      sort_desc, straight_state)
+from ._common import MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, sort_desc, straight_state
 
 
 def _flush_combos() -> np.ndarray:
@@ -56,13 +57,13 @@ def _flush_combos() -> np.ndarray:
 FLUSH_IDS = _flush_combos()
 N_FLUSH = int(FLUSH_IDS.max()) + 1  # 19
 N_FINE = N_MULTI3 * N_MULTI3 * N_FLUSH
-N_COARSE_ACTION = 18
 RANK_GROUP = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64)
-N_COARSE = N_COARSE_ACTION ** 3 * 25
 
 
 @njit(cache=True, nogil=True)
-def _kernel(hand, flop, level, out, canon, multi3, flush_ids, rank_group):
+def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group):
+    """``level`` 0 coarse, 1 medium, 2 fine; ``first`` (n,): the position the policy throws
+    (coarse and medium put it first in the canonical order)."""
     fine = level == 2
     n = hand.shape[0]
     key = np.empty(3, np.int64)
@@ -80,6 +81,17 @@ def _kernel(hand, flop, level, out, canon, multi3, flush_ids, rank_group):
                 hs += t != j and (hand[i, t] & 3) == (c & 3)
             key[j] = (c >> 2) * 16 + fs * 4 + hs
         sort_desc(key, order)
+        r_hi = hand[i, order[0]] >> 2
+        r_lo = hand[i, order[2]] >> 2
+        if not fine:  # the policy's card first, the others in rank order
+            f = first[i]
+            if order[1] == f:
+                order[1] = order[0]
+                order[0] = f
+            elif order[2] == f:
+                order[2] = order[1]
+                order[1] = order[0]
+                order[0] = f
         for k in range(3):
             canon[i, order[k]] = k
         # flop ranks high to low
@@ -116,60 +128,99 @@ def _kernel(hand, flop, level, out, canon, multi3, flush_ids, rank_group):
                 mask |= 1 << (c >> 2)
             st = straight_state(mask)
             made = made_class(rc, m, st)
+            if made == 1:  # which pair
+                pr = 0
+                for r in range(13):
+                    if rc[r] == 2:
+                        pr = r
+                uses = False
+                for t in range(3):
+                    uses = uses or (t != k and (hand[i, order[t]] >> 2) == pr)
+                if not uses:
+                    made9 = 1
+                elif pr >= f0:
+                    made9 = 2
+                elif pr >= 6:
+                    made9 = 3
+                else:
+                    made9 = 4
+            else:
+                made9 = (0, 0, 5, 6, 7, 8)[made]
             draw = 0
             if made < 4:
                 if m == 4 or st == 2:
                     draw = 2
                 elif m == 3 or st == 1:
                     draw = 1
-            coarse = coarse * 18 + made * 3 + draw
-        r0 = hand[i, order[0]] >> 2
-        r1 = hand[i, order[1]] >> 2
-        r2 = hand[i, order[2]] >> 2
+            coarse = coarse * 27 + made9 * 3 + draw
         if fine:
+            r0 = hand[i, order[0]] >> 2
+            r1 = hand[i, order[1]] >> 2
+            r2 = hand[i, order[2]] >> 2
             out[i] = (multi3[r0, r1, r2] * 455 + multi3[f0, f1, f2]) * 19 + flush_ids[code]
         elif level == 1:
-            out[i] = coarse * 455 + multi3[r0, r1, r2]
+            out[i] = (coarse * 5 + rank_group[r_hi]) * 5 + rank_group[r_lo]
         else:
-            out[i] = (coarse * 5 + rank_group[r0]) * 5 + rank_group[r2]
+            out[i] = coarse
 
 
-def _make(level: int):
+POLICY = {"pass": "thoughtful", "discard": "best-potential"}
+_POLICIES: dict = {}
+
+
+def _policy_choice(decision, obs):
+    """The position the best built-in policy of ``decision`` throws (it reads the observation alone)."""
+    fn = _POLICIES.get(decision)
+    if fn is None:
+        from strategies import resolve  # the policies build on the games; resolved once, lazily
+
+        fn = _POLICIES[decision] = resolve("estonian", decision, POLICY[decision])[1]
+    return fn(obs, None)
+
+
+def _make(level: int, decision: str):
     def kernel(obs, round=0):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
         flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
         n = hand.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
-        _kernel(hand, flop, level, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
+        first = (np.zeros(n, np.int64) if level == 2
+                 else np.ascontiguousarray(_policy_choice(decision, obs), dtype=np.int64))
+        _kernel(hand, flop, level, first, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
         return out, canon
 
     return kernel
 
 
-_COARSE, _MEDIUM, _FINE = _make(0), _make(1), _make(2)
-N_MEDIUM = N_COARSE_ACTION ** 3 * 455
+N_COARSE = 27 ** 3
+N_MEDIUM = N_COARSE * 25
 
 
 _ORD = ("1st", "2nd", "3rd")
+_MADE9 = ("high card", "the board's pair", "top pair or an overpair", "a middle pair", "a low pair",
+          "two pair", "trips", "straight or flush", "full house+")
+_DRAWS = ("", " + gutshot/backdoor flush", " + open-ender/flush draw")
 
 
-def _actions_text(code: int, verb: str) -> str:
-    states = (code // 324, (code // 18) % 18, code % 18)
-    return "; ".join(f"{verb} the {_ORD[k]} keeps {per_action_state(c)}" for k, c in enumerate(states))
+def _actions_text(code: int, verb: str, decision: str) -> str:
+    states = (code // 729, (code // 27) % 27, code % 27)
+    who = (f"the card {POLICY[decision]} {verb}s", "the higher other", "the lower other")
+    return "; ".join(f"{verb}ing {who[k]} keeps {_MADE9[c // 3]}{_DRAWS[c % 3]}" for k, c in enumerate(states))
 
 
-def _describe(level: int, verb: str):
+def _describe(level: int, verb: str, decision: str):
     flush_codes = {int(i): c for c, i in enumerate(FLUSH_IDS) if i >= 0}
 
     def describe(b: int) -> str:
         if level == 0:
-            code, hi, lo = b // 25, (b // 5) % 5, b % 5
-            return f"highest card {RANK_GROUP_NAMES[hi]}, lowest {RANK_GROUP_NAMES[lo]}; " + _actions_text(code, verb)
+            return _actions_text(b, verb, decision)
         if level == 1:
-            return f"cards {multiset_ranks(MULTI3, b % 455)}; " + _actions_text(b // 455, verb)
+            code, hi, lo = b // 25, (b // 5) % 5, b % 5
+            return (f"highest card {RANK_GROUP_NAMES[hi]}, lowest {RANK_GROUP_NAMES[lo]}; "
+                    + _actions_text(code, verb, decision))
         code = flush_codes[b % 19]
-        most = ", ".join(f"{verb} the {_ORD[k]}: {('<=2', '3', '4', '5')[(code >> (4 - 2 * k)) & 3]}"
+        most = ", ".join(f"{verb}ing the {_ORD[k]}: {('<=2', '3', '4', '5')[(code >> (4 - 2 * k)) & 3]}"
                          for k in range(3))
         return (f"cards {multiset_ranks(MULTI3, b // (19 * 455))} on a {multiset_ranks(MULTI3, (b // 19) % 455)} "
                 f"flop; most cards of one suit with the flop ({most})")
@@ -179,20 +230,23 @@ def _describe(level: int, verb: str):
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     what = "the card to pass" if decision == "pass" else "the card to discard"
-    verb = "passing" if decision == "pass" else "discarding"
+    verb = "pass" if decision == "pass" else "discard"
+    policy = POLICY[decision]
+    per_action = ("per action the made hand (9 classes: pairs told apart) and best draw (3) the kept pair "
+                  "makes with the flop")
     return {
         "coarse": Abstraction(
             "estonian", decision, "coarse", N_COARSE, 3,
-            f"{what}, in rank order; per action the made hand (6 classes) and best draw (3) the kept "
-            "pair makes with the flop; rank groups of the highest and lowest card", _COARSE, key=(n_players,),
-            describer=_describe(0, verb)),
+            f"{what}: {policy}'s choice first, the others in rank order; {per_action}",
+            _make(0, decision), key=(n_players,), version=2, describer=_describe(0, verb, decision)),
         "medium": Abstraction(
             "estonian", decision, "medium", N_MEDIUM, 3,
-            f"{what}, in rank order; per action the made hand and best draw the kept pair makes with "
-            "the flop; exact ranks of the three cards", _MEDIUM, key=(n_players,), describer=_describe(1, verb)),
+            f"{what}: {policy}'s choice first, the others in rank order; {per_action}; rank groups of "
+            "the highest and lowest card", _make(1, decision), key=(n_players,), version=2,
+            describer=_describe(1, verb, decision)),
         "fine": Abstraction(
             "estonian", decision, "fine", N_FINE, 3,
             f"{what}, in rank order; exact ranks of the three cards and of the flop, and per action "
-            "the most cards of one suit among the kept pair and the flop", _FINE, key=(n_players,),
-            describer=_describe(2, verb)),
+            "the most cards of one suit among the kept pair and the flop", _make(2, decision),
+            key=(n_players,), describer=_describe(2, verb, decision)),
     }
