@@ -8,7 +8,9 @@ its own module (``simcore/abstraction/estonian.py``, ...), in three
 granularities with declared bucket counts: ``coarse`` (a few thousand buckets
 occur: a best response fits it from a few hundred thousand deals), ``medium``
 (tens of thousands occur) and ``fine`` (as much as fits a table under 200 MB;
-it needs many millions of deals). Each is a function of the next finer one.
+it needs many millions of deals). Each is a function of the next finer one,
+except where a game says otherwise (Estonian's ``fine`` does not refine the
+other two, which order the cards by a built-in policy's choice).
 
 Every abstraction is
 
