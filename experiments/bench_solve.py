@@ -17,6 +17,8 @@ issue 21's target is at most a quarter of it.
 Outputs in ``--out`` (default ``results/solve``): ``<game>_<P>.npz`` (the table),
 ``<game>_<P>.png`` (convergence chart), ``<game>_<P>.json`` (the iteration log),
 ``bench_<game>_<P>.json`` (timings, the final measurement, the comparison).
+Each built-in policy is also played at seat 0 against a field of the table (``--dev-deals``): no
+deviation should gain more than its interval allows (issue 21's no-profitable-deviation target).
 ``--ship`` copies the table into ``strategies/solved_tables/`` (the policy
 ``solved``) with the final measurement in its metadata.
 
@@ -61,13 +63,13 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
 
     stem = out_dir / f"{game}_{P}"
     r = solve(game, P, iterations=args.iterations, target=args.target, abstraction=args.abstraction,
-              deals_per_iteration=args.deals, eval_deals=args.eval_deals, seed=args.seed, passes=1,
+              deals_per_iteration=args.deals, eval_deals=args.eval_deals, seed=args.seed, passes=1, init=args.init,
               executor=args.executor, workers=args.workers, checkpoint=f"{stem}.ckpt",
               resume=f"{stem}.ckpt" if args.resume and os.path.exists(f"{stem}.ckpt") else None,
               out=f"{stem}.npz", callback=cb)
     log = [{**e, **t} for e, t in zip(r.log[-len(timing):] if timing else [], timing)]
     return {"iterations": r.iterations, "stopped": r.stopped, "abstraction": r.abstraction,
-            "deals_per_iteration": args.deals, "eval_deals": args.eval_deals, "seed": args.seed,
+            "deals_per_iteration": args.deals, "eval_deals": args.eval_deals, "seed": args.seed, "init": r.init,
             "workers": args.workers, "executor": args.executor, "log": log,
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "table": f"{stem}.npz"}
 
@@ -91,6 +93,30 @@ def measure(game, P, table: str, args) -> dict:
             "ci_high": s.gain + Z95 * s.stderr, "deals": cfg["deals"], "eval_deals": s.eval_deals,
             "rollout_k": cfg["rollout"], "rollout_gain": ro.get("gain"), "rollout_stderr": ro.get("stderr"),
             "seconds": time.perf_counter() - t0}
+
+
+def deviations(game, P, table: str, args) -> list[dict]:
+    """Every built-in policy of each decision at seat 0 against a field of the table (the table's
+    other decisions kept): its paired gain over the table itself on the same deals."""
+    from experiments.exploitability import builtin_policies
+    from simcore import compare
+    from strategies.table import load_table
+
+    tf = load_table(table)
+    base = f"table:{table}"
+    rows = []
+    for d in tf.decisions:
+        for p in builtin_policies(game, d):
+            hero = ",".join(f"{x}={p if x == d else base}" for x in tf.decisions)
+            field = ",".join(f"{x}={base}" for x in tf.decisions)
+            r = compare(game, P, args.dev_deals, args.measure_seed + 1, a=hero, b=field, field=field, hero_seat=0,
+                        workers=args.workers, executor=args.executor, progress=False)
+            diff, se = r.stats.diff(0, 1)
+            rows.append({"decision": d, "policy": p, "gain": float(diff), "stderr": float(se),
+                         "ci_low": float(diff - Z95 * se), "ci_high": float(diff + Z95 * se),
+                         "deals": args.dev_deals})
+            print(f"  {game} {P}p: {d}={p} in a field of the table: {diff:+.4f} +- {Z95 * se:.4f}", flush=True)
+    return rows
 
 
 def best_builtin(game, P) -> dict | None:
@@ -128,6 +154,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deals", type=int, default=1 << 18, help="fitting deals a stage per iteration")
     ap.add_argument("--eval-deals", type=int, default=1 << 17)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", default=None, help="policy spec of buckets not yet visited (default: the game's "
+                                                  "defaults; the least exploitable built-in converges sooner)")
     ap.add_argument("--measure-deals", type=int, default=None, help="fitting deals of the final measurement "
                                                                     "(default: exploitability.py's FULL_DEALS)")
     ap.add_argument("--measure-seed", type=int, default=2024)
@@ -137,6 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--from-table", default=None, help="skip solving: measure (and --ship) this table")
     ap.add_argument("--no-measure", action="store_true")
     ap.add_argument("--ship", action="store_true", help="copy the measured table into strategies/solved_tables/")
+    ap.add_argument("--dev-deals", type=int, default=1 << 18,
+                    help="deals of each built-in deviation against a field of the table (0: skip)")
     ap.add_argument("--out", default="results/solve")
     args = ap.parse_args(argv)
     out_dir = Path(args.out)
@@ -162,6 +192,8 @@ def main(argv=None) -> int:
                 line += (f"; least exploitable built-in {b['field']}: {b['br_gain']:.4f}; target (a quarter) "
                          f"{b['br_gain'] / 4:.4f}: {'met' if report['meets_target'] else 'NOT met'}")
             print(line)
+            if args.dev_deals:
+                report["deviations"] = deviations(game, P, table, args)
             if args.ship:
                 report["shipped"] = ship(game, P, table, m)
                 print(f"shipped as {report['shipped']}")

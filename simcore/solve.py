@@ -24,9 +24,11 @@ matters).
   half the L1 change of each row, weighted by how often the fit visited it).
 - **Ends** after ``iterations`` measurements, at ``target`` (the gain's upper
   95% end at or below it) or on Ctrl-C, keeping what it has. The table written
-  is the one the last completed iteration measured (no update follows the last
-  measurement), so its metadata's gain is its own; after an interruption it is
-  the newest average (what a resume continues from), and says so.
+  is the one the last completed iteration measured, so its metadata's gain is
+  its own (the checkpoint holds the average after that iteration's update, so
+  that a resumed run continues as an uninterrupted one would); after an
+  interruption it is the newest average (what a resume continues from), and
+  says so (``table_measured`` False).
 - **Reproducible.** Every iteration's seed is derived from ``seed`` and the
   iteration number; the fit is exploit's (same table at any worker count, on
   threads, processes or Dask); the update is deterministic numpy.
@@ -189,10 +191,12 @@ class SolveResult:
     unit: str
     iterations: int  # iterations completed (BR fits measured)
     log: list  # one dict per iteration
-    tables: dict  # {decision: (n_buckets, n_actions) float64}: the average kept (the last one measured,
-    # unless an interruption came after an update: then log[-1]["moved"] is not None)
+    tables: dict  # {decision: (n_buckets, n_actions) float64}: the table kept
     stopped: str  # "iterations", "target", "interrupted"
     target: float | None = None
+    # True: ``tables`` is the table log[-1] measured; False (an interruption, or nothing left to do
+    # on resume): the newest average, which took log[-1]'s BR in and is not measured itself
+    table_measured: bool = True
     seconds: float = 0.0
     files: dict = dc_field(default_factory=dict)
 
@@ -214,6 +218,7 @@ class SolveResult:
             "abstraction": self.abstraction, "seed": self.seed, "init": self.init, "unit": self.unit,
             "label": self.LABEL, "iterations": self.iterations, "stopped": self.stopped,
             "interrupted": self.interrupted, "target": self.target, "final": self.last,
+            "table_measured": self.table_measured,
             "log": self.log, "files": self.files, "seconds": round(self.seconds, 3),
         })
 
@@ -236,8 +241,8 @@ class SolveResult:
             r = self.last
             lines.append(f"last measurement (iteration {r['iteration']}, seat {r['seat']}): BR gain "
                          f"{r['gain']:.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] {self.unit} a deal, "
-                         + ("of the table kept" if r.get("moved") is None else
-                            "of the table before its last update (the table kept took one more BR in, unmeasured)"))
+                         + ("of the table kept" if self.table_measured else
+                            "of the table before its last update (the table kept took that BR in, unmeasured)"))
         for k, p in self.files.items():
             lines.append(f"{k} written to {p}")
         return "\n".join(lines)
@@ -415,6 +420,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     run = {"executor": executor, "workers": workers, "scheduler": scheduler}
     source = (lambda d: (v.name, dict(v.opts), d, P, by_name)) if by_name else (lambda d: None)
     stopped = "iterations"
+    measured = None  # the table the last iteration of this call measured
     if state.log and target is not None and state.log[-1]["ci_high"] <= target:
         stopped = "target"
     try:
@@ -437,26 +443,27 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                      "departure": {st.stage.name: st.departure_rate for st in rep.stages},
                      "moved": None, "moved_by_decision": {}}
             reached = target is not None and entry["ci_high"] <= target
-            avg, weight = state.avg, state.weight
-            if not (reached or t + 1 >= iterations):  # no update after the last measurement
-                avg = {d: a.copy() for d, a in state.avg.items()}
-                weight = {d: w.copy() for d, w in state.weight.items()}
-                visits, choices = {}, {}
-                for st in rep.stages:
-                    d, s = st.stage.decision, st.stats
-                    visits[d] = visits.get(d, 0) + s.field_count
-                    choices[d] = choices.get(d, 0) + s.field_choice
-                total, moved = 0.0, 0.0
-                for d in decisions:
-                    if d in visits:
-                        m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d])
-                        n_vis = float(visits[d].sum())
-                        entry["moved_by_decision"][d] = m
-                        moved, total = moved + m * n_vis, total + n_vis
-                entry["moved"] = moved / total if total else 0.0
+            # The update works on copies; the checkpoint holds the updated average (what the next
+            # iteration plays, so a resumed run is the uninterrupted one), the result the one measured.
+            before = state.avg
+            avg = {d: a.copy() for d, a in state.avg.items()}
+            weight = {d: w.copy() for d, w in state.weight.items()}
+            visits, choices = {}, {}
+            for st in rep.stages:
+                d, s = st.stage.decision, st.stats
+                visits[d] = visits.get(d, 0) + s.field_count
+                choices[d] = choices.get(d, 0) + s.field_choice
+            total, moved = 0.0, 0.0
+            for d in decisions:
+                if d in visits:
+                    m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d])
+                    n_vis = float(visits[d].sum())
+                    entry["moved_by_decision"][d] = m
+                    moved, total = moved + m * n_vis, total + n_vis
+            entry["moved"] = moved / total if total else 0.0
             entry["seconds"] = time.perf_counter() - t0
             # one assignment: an interruption leaves the state of one iteration boundary or the next
-            state = SolveState(settings, avg, weight, t + 1, state.log + [entry])
+            state, measured = SolveState(settings, avg, weight, t + 1, state.log + [entry]), before
             if checkpoint is not None:
                 save_checkpoint(checkpoint, state)
             if reached:
@@ -465,8 +472,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                 callback(entry)
     except KeyboardInterrupt:
         stopped = "interrupted"
+    kept_measured = measured is not None and stopped != "interrupted"
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
-                         list(state.log), state.avg, stopped, target)
+                         list(state.log), measured if kept_measured else state.avg, stopped, target,
+                         table_measured=kept_measured)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
@@ -484,7 +493,7 @@ def table_meta(result: SolveResult) -> dict:
             "iterations": result.iterations, "stopped": result.stopped,
             "measured_iteration": last.get("iteration"),
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
-                         if last and last.get("moved") is None else None)}
+                         if last and result.table_measured else None)}
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:

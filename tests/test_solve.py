@@ -73,9 +73,9 @@ def test_fictitious_play_converges_to_the_enumerated_equilibrium(exact):
     assert final <= start / 4, (final, start)
     assert log[-1]["ci_high"] < log[0]["ci_low"] / 3
     # The last measurement is of the table kept: a lower bound on its exact gain (4 SE).
-    assert log[-1]["moved"] is None
+    assert r.table_measured
     assert log[-1]["gain"] <= final + 4 * log[-1]["stderr"]
-    assert all(e["moved"] >= 0 for e in log[:-1]) and log[1]["moved"] > log[-2]["moved"]
+    assert all(e["moved"] >= 0 for e in log) and log[1]["moved"] > log[-1]["moved"]
     # Every row is a distribution (or empty: the default policy plays it).
     for d, t in r.tables.items():
         s = t.sum(axis=1)
@@ -115,20 +115,21 @@ def test_a_resumed_run_gives_the_table_of_an_uninterrupted_one(duel, tmp_path):
 
     kw = dict(SMALL, abstraction=history_abstraction(7), seed=6, executor="threads", workers=1)
     full = solve("duel", 2, iterations=4, **kw)
+    strip = lambda log: [{k: v for k, v in e.items() if k != "seconds"} for e in log]  # noqa: E731
+    # a run that finished its 2 iterations, then resumed to 4
     ck = tmp_path / "fp.ckpt"
     part = solve("duel", 2, iterations=2, checkpoint=ck, **kw)
-    assert part.iterations == 2 and load_checkpoint(ck).iteration == 2
-    # the run of 2 measured its table last and did not update it; the resumed run goes on from the
-    # checkpoint (the state after iteration 2's update is what a longer run has there)
+    assert part.iterations == 2 and load_checkpoint(ck).iteration == 2 and part.table_measured
+    # a run interrupted after iteration 1 (Ctrl-C), then resumed to 4
     ck2 = tmp_path / "fp2.ckpt"
-    part = solve("duel", 2, iterations=3, checkpoint=ck2, callback=_stop_after(1), **kw)
-    assert part.interrupted and part.iterations == 2
-    done = solve("duel", 2, iterations=4, resume=ck2, **kw)
-    assert done.iterations == 4 and done.stopped == "iterations"
-    for d in full.tables:
-        assert np.array_equal(full.tables[d], done.tables[d]), d
-    strip = lambda log: [{k: v for k, v in e.items() if k != "seconds"} for e in log]  # noqa: E731
-    assert strip(full.log) == strip(done.log)
+    cut = solve("duel", 2, iterations=3, checkpoint=ck2, callback=_stop_after(1), **kw)
+    assert cut.interrupted and cut.iterations == 2
+    for path in (ck, ck2):
+        done = solve("duel", 2, iterations=4, resume=path, **kw)
+        assert done.iterations == 4 and done.stopped == "iterations"
+        for d in full.tables:
+            assert np.array_equal(full.tables[d], done.tables[d]), (path, d)
+        assert strip(full.log) == strip(done.log)
 
 
 def _stop_after(k):
@@ -146,7 +147,7 @@ def test_an_interruption_keeps_the_table_and_says_so(duel, tmp_path):
     r = solve("duel", 2, iterations=10, checkpoint=ck, callback=_stop_after(2), log_json=tmp_path / "log.json",
               **kw)
     assert r.stopped == "interrupted" and r.iterations == 3
-    assert r.log[-1]["moved"] is not None  # the kept table took iteration 2's BR in
+    assert not r.table_measured  # the kept table took iteration 2's BR in
     state = load_checkpoint(ck)
     for d in r.tables:
         assert np.array_equal(r.tables[d], state.avg[d])
@@ -197,7 +198,7 @@ def test_a_target_stops_the_run_on_the_table_it_measured(duel):
               executor="threads", workers=1, **SMALL)
     assert r.stopped == "target" and r.iterations < 30
     assert r.log[-1]["ci_high"] <= 0.02 and all(e["ci_high"] > 0.02 for e in r.log[:-1])
-    assert r.log[-1]["moved"] is None
+    assert r.table_measured
 
 
 def test_a_built_in_game_writes_a_table_that_table_FILE_plays(tmp_path):
