@@ -17,7 +17,7 @@ from simcore.evaluate import (
 )
 from simcore.kernels import (
     CARD_BIT, CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, best_choice_value, best_omaha_value,
-    category_high, category_low, flush_ranks, flush_value, rank_slot, value_five_high,
+    category_high, category_low, flush_ranks, flush_value, pot_best, pot_share, rank_slot, value_five_high,
     value_five_low, value_high, value_low5, value_two_and_board,
 )
 
@@ -193,3 +193,37 @@ def test_best_omaha_value_uses_two_hole_and_three_board_cards(h, suits):
     want = np.stack([evaluate_hands(x) for x in hands], axis=1).max(axis=1)
     assert (_omaha(hole, board) == want).all()
     assert (evaluate_omaha(hole, board) == want).all()
+
+
+@njit
+def _settle(values):
+    shares = np.empty(values.shape, np.float64)
+    wins = np.empty(values.shape, np.bool_)
+    ties = np.empty(values.shape, np.bool_)
+    for i in range(values.shape[0]):
+        best, k = pot_best(values[i])
+        for p in range(values.shape[1]):
+            shares[i, p], wins[i, p], ties[i, p] = pot_share(values[i, p], best, k)
+    return shares, wins, ties
+
+
+@pytest.mark.parametrize("P", [2, 3, 6])
+def test_pot_settlement_is_the_best_value_taking_the_pot_and_ties_splitting_it(P):
+    """pot_best / pot_share against the rule written here, on values with many ties;
+    every pot game's settlement (Outcome.from_values, pot_shares, Tapiola's flags)
+    gives the same, bit for bit."""
+    from simcore.engine import Outcome, pot_shares
+    from simcore.variants.tapiola import best_flags
+
+    values = np.random.default_rng(P).integers(0, 4, (3000, P)).astype(np.int32)
+    top = values == values.max(axis=1, keepdims=True)
+    k = top.sum(axis=1, keepdims=True)
+    want = (np.where(top, 1.0 / k, 0.0), top & (k == 1), top & (k > 1))
+    for got, exp in zip(_settle(values), want):
+        assert got.dtype == exp.dtype and np.array_equal(got, exp)
+    o = Outcome.from_values(values)
+    assert np.array_equal(o.payoffs, want[0]) and np.array_equal(o.wins, want[1]) and np.array_equal(o.ties, want[2])
+    assert np.array_equal(pot_shares(values), want[0])
+    wins, ties = np.empty(values.shape, np.bool_), np.empty(values.shape, np.bool_)
+    best_flags(values, wins, ties)
+    assert np.array_equal(wins, want[1]) and np.array_equal(ties, want[2])

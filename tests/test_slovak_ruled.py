@@ -5,9 +5,11 @@ that plays alike under every alternative once. It must give exactly what the
 decision-by-decision play gives, table by table."""
 import numpy as np
 import pytest
+from numba import njit
 
 import strategies
 from simcore.engine import StrategyError, Table, deal_block, play_block, play_tables, policy_traits
+from simcore.engine.variant import with_traits
 from simcore.variants import get_variant
 from simcore.variants import slovak as S
 from strategies import slovak as T
@@ -129,3 +131,43 @@ def test_a_user_strategy_anywhere_takes_the_decision_by_decision_play():
     slow = play_block(V, cards, P, _lineup([("lower", "lower")] * P, ruled=False), [np.random.default_rng(0)] * P,
                       record=True)
     assert_same_play(fast, slow)
+
+
+@njit(nogil=True)
+def _card0_decide(up, board, in_sight, legal, seat, code, second):
+    """Another policy module's decision function: rule 0 mucks face-up card 0 whenever
+    a face-down card is left, rule 1 mucks card 1 at the second exchange only."""
+    out = np.zeros(up.shape[0], np.int64)
+    for i in range(up.shape[0]):
+        if legal[i, 1]:
+            out[i] = 1 if code == 0 else (2 if second else 0)
+    return out
+
+
+def _card0_policy(code, kernel=None):
+    def strategy(obs, rng):
+        return _card0_decide(obs["up"], obs["board"], np.zeros(0, np.uint64), obs["legal"], int(obs["seat"]),
+                             code, obs["decision"] == "exchange2")
+
+    return with_traits(strategy, exchange_rule=(code, kernel)) if kernel is not None else strategy
+
+
+def test_rule_kernel_compiles_the_variants_kernel_for_another_policy_module():
+    """rule_kernel(decide, ...) is the variant's one rule kernel for any policy module's
+    rules: one kernel per decision function, and it plays them exactly as their
+    policies play decision by decision."""
+    kernel = S.rule_kernel(_card0_decide, 2)  # neither rule reads the cards in sight
+    assert S.rule_kernel(_card0_decide, 2) is kernel and kernel is not T.ruled_exchanges
+    P, n = 5, 1500
+    cards, _ = deal_block(V, np.full(V.n_slots(P), -1, np.int8), n, P, np.random.default_rng(7))
+    codes = [(0, 1), (1, 0), (0, 0), (1, 1), (0, 1)]
+    forced = _forced(np.random.default_rng(8), P, n, [2])
+
+    def lineup(ruled):
+        return [{d: ("card0", _card0_policy(c, kernel if ruled else None)) for d, c in zip(ROUNDS, pair)}
+                for pair in codes]
+
+    assert S._play_ruled(cards, P, _tables(P, [lineup(True)], [forced])) is not None  # no fall-back
+    rngs = [np.random.default_rng(10 + p) for p in range(P)]
+    assert_same_play(play_block(V, cards, P, lineup(True), rngs, forced, record=True),
+                     play_block(V, cards, P, lineup(False), rngs, forced, record=True))
