@@ -306,8 +306,6 @@ def require_shippable(run_block, executor: str) -> None:
 # How often (s) a run waiting on its workers looks at the Ctrl-C flag.
 POLL = 0.1
 
-
-
 _TRACKER = []  # [True] once this process has made sure multiprocessing's resource tracker runs
 
 
