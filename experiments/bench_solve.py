@@ -74,14 +74,15 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "table": f"{stem}.npz"}
 
 
-def measure(game, P, table: str, args) -> dict:
-    """The table's exploitability as experiments/exploitability.py --full measures a built-in field."""
+def measure(game, P, table: str | None, args, field: str | None = None) -> dict:
+    """The table's exploitability (or a built-in ``field``'s) as experiments/exploitability.py --full
+    measures a built-in field."""
     from experiments.exploitability import FULL, FULL_DEALS
     from simcore.exploit import exploit
 
     cfg = dict(FULL, deals=args.measure_deals or FULL_DEALS.get(game, FULL["deals"]))
     t0 = time.perf_counter()
-    r = exploit(game, P, f"table:{table}", seat=cfg["seat"], deals=cfg["deals"], eval_deals=cfg["eval_deals"],
+    r = exploit(game, P, field or f"table:{table}", seat=cfg["seat"], deals=cfg["deals"], eval_deals=cfg["eval_deals"],
                 abstraction=cfg["abstraction"], seed=args.measure_seed, passes=cfg["passes"],
                 rollout=cfg["rollout"], rollout_deals=cfg["rollout_deals"], executor=args.executor,
                 workers=args.workers, progress=False)
@@ -164,6 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue from the checkpoint beside the table")
     ap.add_argument("--from-table", default=None, help="skip solving: measure (and --ship) this table")
     ap.add_argument("--no-measure", action="store_true")
+    ap.add_argument("--builtin", default=None, help="also measure this built-in field with the same settings and "
+                                                     "compare with it (default: the committed exploitability JSON)")
     ap.add_argument("--ship", action="store_true", help="copy the measured table into strategies/solved_tables/")
     ap.add_argument("--dev-deals", type=int, default=1 << 18,
                     help="deals of each built-in deviation against a field of the table (0: skip)")
@@ -185,6 +188,11 @@ def main(argv=None) -> int:
         if not args.no_measure:
             m = report["measured"] = measure(game, P, table, args)
             b = report["best_builtin"] = best_builtin(game, P)
+            if args.builtin:  # the reference measured now, same settings and seed (the same buckets)
+                bm = report["builtin_measured"] = dict(measure(game, P, None, args, field=args.builtin),
+                                                       field=args.builtin)
+                b = {"field": args.builtin, "br_gain": bm["gain"], "br_stderr": bm["stderr"], "source": "measured now"}
+                report["best_builtin"] = b
             line = f"{game} {P}p solved: BR gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]"
             if b is not None:
                 report["target"] = b["br_gain"] / 4

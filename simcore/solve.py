@@ -163,8 +163,8 @@ def _rebuild_mixed(source, packed, fallback_label):
 # -- state, log, result ----------------------------------------------------------------------
 
 
-SETTINGS = ("game", "options", "n_players", "abstraction", "seed", "init", "deals", "eval_deals", "passes",
-            "min_visits", "confidence", "block_size")
+SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "init", "deals", "eval_deals",
+            "passes", "min_visits", "confidence", "block_size")
 
 
 @dataclass
@@ -404,7 +404,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     init_label = reg.spec_label(init_seat)
     decisions = [d.name for d in v.decisions]
     n_actions = {d: int(v.decision(d).n_actions) for d in decisions}
-    settings = {"game": v.name, "options": dict(v.opts), "n_players": P, "abstraction": abs_name, "seed": seed,
+    # each decision's bucket count and abstraction version: a checkpoint of other buckets is refused
+    buckets = {d: [int(absts[d].n_buckets), int(getattr(absts[d], "version", 0))] for d in decisions}
+    settings = {"game": v.name, "options": dict(v.opts), "n_players": P, "abstraction": abs_name,
+                "buckets": buckets, "seed": seed,
                 "init": init_label, "deals": deals, "eval_deals": eval_deals, "passes": passes,
                 "min_visits": min_visits, "confidence": float(confidence), "block_size": int(block_size)}
     if resume is not None:
