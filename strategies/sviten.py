@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from simcore.kernels import CARD_BIT, CARD_KEY, SUIT_START, value_high
+from simcore.variants.sviten import own_five_value
 
 from .features import (
     OPEN_ENDED, bit_count, lowest_card, mark_cards, rank_mask, straight_draw, straight_outs,
@@ -58,18 +59,6 @@ ACCEPT, DECLINE, IMPROVES, BOTH_HALVES = range(4)
 
 
 # -- values --------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _value5(h):
-    """High value of the five cards ``h`` (5,) int."""
-    key = SUIT_START
-    bits = np.uint64(0)
-    for j in range(5):
-        c = np.uint8(h[j])
-        key += CARD_KEY[c]
-        bits |= CARD_BIT[c]
-    return value_high(key, bits)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -110,7 +99,7 @@ def draw_poker_keep(h):
     >>> bin(draw_poker_keep(parse_cards("As 9s 6s 2s Kd")))  # draw to the flush
     '0b1111'
     """
-    v = _value5(h)
+    v = own_five_value(h)
     cat = v >> 12
     if cat >= 4:
         return 31
@@ -216,7 +205,7 @@ def _draw_kernel(hand, flop, code):
             keep = omaha_flop_keep(h, flop[i])
         else:  # BALANCED
             keep = draw_poker_keep(h)
-            if (_value5(h) >> 12) < 2:
+            if (own_five_value(h) >> 12) < 2:
                 keep |= omaha_flop_keep(h, flop[i])
         out[i] = 31 & ~keep
     return out
@@ -266,7 +255,7 @@ def strength_table() -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _both_halves_score(h, flop, pct):
-    return pct[_value5(h)] + pct[_omaha_on_flop(h, flop)]
+    return pct[own_five_value(h)] + pct[_omaha_on_flop(h, flop)]
 
 
 @njit(cache=True, nogil=True)
@@ -288,9 +277,9 @@ def _open_kernel(hand, mask, open_card, flop, open_cards, legal, code, pct):
         for j in range(5):
             h[j] = hand[i, j]
         if code == IMPROVES:
-            before = _value5(h)
+            before = own_five_value(h)
             h[slot] = open_card[i]
-            out[i] = KEEP if _value5(h) >= before else REFUSE
+            out[i] = KEEP if own_five_value(h) >= before else REFUSE
             continue
         # BOTH_HALVES: the open card against the average card still unseen
         used[:] = False
@@ -357,7 +346,7 @@ HAND_CLASSES = (
 
 @njit(cache=True, nogil=True)
 def _hand_class(h):
-    cat = _value5(h) >> 12
+    cat = own_five_value(h) >> 12
     if cat >= 4:
         return 0
     if cat == 3:

@@ -266,8 +266,10 @@ def _turn_river_kernel(P, cards, board, piles, counts, chance, log):
     return -1, _OK
 
 
-@njit(cache=True, nogil=True)
-def _own_five_value(h):
+@njit(cache=True, nogil=True, inline="always")
+def own_five_value(h):
+    """High value of a seat's five cards ``h`` (5,) int8: its own-five half (the
+    policies value hands with it too)."""
     key = SUIT_START
     bits = np.uint64(0)
     for j in range(HAND):
@@ -288,7 +290,7 @@ def _showdown_kernel(hands, board, own5, omaha):
     for i in range(n):
         omaha_triples(board, i, tkey, tbits)
         for p in range(P):
-            own5[i, p] = _own_five_value(hands[i, p])
+            own5[i, p] = own_five_value(hands[i, p])
             omaha[i, p] = best_omaha_hole(rows, i * P + p, tkey, tbits)
 
 
