@@ -18,7 +18,7 @@ keeping three makes a final hand at least as strong as the best throw (x 2).
 Canonical order: first the held card whose throw leaves the best hand the
 other held cards make with what is in sight (high: three of them, or two and
 the centre, with one card of each tower dealt; lowball: three, the centre and
-the towers; at ``last`` the final hands; equal hands: the higher state), then
+the towers; at ``last`` the final hands; equal hands: the lower state), then
 the others by state, high to low (rank first, then class; equal states keep
 their hand order), the thrown positions last. Canonical action k throws the
 k-th card of that order (``last``: 0 keeps all, 1 + k throws the k-th).
@@ -153,8 +153,8 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
         # higher state), then by state high to low, thrown positions last
         keep = _throw_values(hand[i], held[i], centre[i], towers[i], lowball, last, work, vals)
         best = order[0]
-        for q in range(k):
-            if vals[order[q]] > vals[best]:
+        for q in range(k):  # on equal hands the lower state (the lower card) goes, as in `made`
+            if vals[order[q]] >= vals[best]:
                 best = order[q]
         sort_key[best] = 1 << 40
         _sort_desc(sort_key, order)
@@ -258,5 +258,5 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
             "sight); the number held gives the round", kernel, key=key,
-            version=2, describer=describer)
+            version=3, describer=describer)
     return out
