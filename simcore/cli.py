@@ -757,9 +757,39 @@ def _check_flags(args) -> None:
         if key in ("hero", "field", "a", "b") and value is not None and not value.strip(" ,"):
             raise ValueError(f"--{key} is empty: give a policy spec (e.g. pass=highest), or leave --{key} "
                              f"out for the defaults")
+    _check_files(args)
+
+
+def _check_files(args) -> None:
+    """--out, --checkpoint and --resume, before any work: named files that can serve, and not one file twice."""
+    import os
+
+    from simcore.engine.checkpoint import check_path
+
+    for flag in ("out", "checkpoint", "resume"):
+        value = getattr(args, flag, None)
+        if value is not None and not value.strip():
+            raise ValueError(f"--{flag} is empty ({value!r}): give a file name"
+                             + (", or leave --out out to print the result" if flag == "out" else ""))
     for flag in ("out", "checkpoint"):
         if getattr(args, flag, None):
             _check_out(getattr(args, flag), "--" + flag)
+    for flag in ("checkpoint", "resume"):
+        if getattr(args, flag, None):
+            check_path(getattr(args, flag), "--" + flag, sized=False)  # each command's reader sizes its own
+    out = getattr(args, "out", None)
+    saved_to = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
+    if out and saved_to:
+        flag = "--checkpoint" if getattr(args, "checkpoint", None) else "--resume"
+        same = os.path.realpath(out) == os.path.realpath(saved_to)
+        if not same:
+            try:
+                same = os.path.samefile(out, saved_to)
+            except OSError:  # one of them does not exist yet: different files
+                pass
+        if same:
+            raise ValueError(f"--out {out!r} and {flag} {saved_to!r} are the same file: the output would "
+                             f"destroy the checkpoint; give --out another file name")
 
 
 if __name__ == "__main__":

@@ -191,3 +191,249 @@ def test_checkpoints_are_written_atomically(tmp_path, monkeypatch):
         ckpt.write(path, {"kind": "x"}, None, 1, 1, False)
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["run.ckpt"]
+
+
+# -- issue 22: paths that are not checkpoints, one run a file, checked progress, clear messages --------
+
+
+def _cli(args, timeout=120, memory=2 << 30):
+    """The CLI in a child process whose memory is capped (a run that reads a device fails, not the machine)."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "simcore.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=timeout, preexec_fn=cap)
+
+
+RUN = ["simulate", "holdem", "--deals", "2000", "--block-size", "256", "--no-progress"]
+
+
+@pytest.mark.parametrize("flag,path,named", [
+    ("--checkpoint", "/dev/full", "is a character device"),
+    ("--resume", "/dev/zero", "is a character device"),
+    ("--resume", "{tmp}", "is a folder"),
+    ("--checkpoint", "", "is empty"),
+    ("--resume", "", "is empty"),
+    ("--resume", "{tmp}/fifo", "is a pipe"),
+])
+def test_a_path_that_is_not_a_regular_file_is_one_line_before_the_run(tmp_path, flag, path, named):
+    """Checkpoints are regular files, sized before they are read: /dev/zero was read until the
+    kernel killed pvsim (24 GB), a folder gave [Errno 21], '' failed after the run."""
+    os.mkfifo(tmp_path / "fifo")
+    path = path.format(tmp=tmp_path)
+    t = time.monotonic()
+    out = _cli([*RUN, flag, path])
+    assert out.returncode == 2, out.stderr
+    err = out.stderr.strip()
+    assert err.count("\n") == 0 and named in err and repr(path) in err, err
+    assert out.stdout == "" and time.monotonic() - t < 60
+    assert sorted(os.listdir(tmp_path)) == ["fifo"]  # no lock or temporary file left beside anything
+
+
+@pytest.fixture
+def within_60_s():
+    """Fail, rather than hang, where opening a pipe would wait for a writer forever."""
+    def late(signum, frame):
+        raise TimeoutError("still running after 60 s (waiting on a pipe?)")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("arg,path", [("checkpoint", ""), ("resume", ""), ("resume", "{tmp}"),
+                                      ("resume", "{tmp}/fifo"), ("checkpoint", "{tmp}/fifo")])
+def test_the_api_refuses_such_paths_before_any_deal(tmp_path, arg, path, within_60_s):
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(CheckpointError, match=r"is empty|is a folder|is a pipe") as e:
+        simulate("estonian", 3, 1024, hero="pass=test-ckpt-stops-once", block_size=256, progress=False,
+                 **{arg: path.format(tmp=tmp_path)})
+    assert repr(path.format(tmp=tmp_path)) in str(e.value)
+    assert CALLS["n"] == 0  # refused before the run: the strategy never played
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    path = tmp_path / "big.ckpt"
+    simulate("holdem", 2, 1000, block_size=256, checkpoint=path, progress=False)
+    monkeypatch.setattr(ckpt, "MAX_BYTES", path.stat().st_size - 1)
+
+    def no_reading(*a, **k):
+        raise AssertionError("read before its size was checked")
+
+    monkeypatch.setattr(ckpt, "_read_bytes", no_reading)
+    with pytest.raises(CheckpointError, match=f"{str(path)!r} is [0-9,]+ bytes; a pvsim checkpoint is at most"):
+        simulate("holdem", 2, 1000, block_size=256, resume=path, progress=False)
+
+
+def test_a_second_run_on_the_same_new_file_is_refused_at_once(tmp_path):
+    """The first run has not saved yet (saves every 1000 s): the file does not exist, but it is claimed.
+    kill -9 of the first run frees the claim (an flock dies with its process): no stale lock."""
+    path = tmp_path / "run.ckpt"
+    lock = str(path) + ".pvsim-lock"
+    slow = ["simulate", "estonian", "--players", "6", "--deals", "100000000", "--block-size", "1024",
+            "--no-progress", "--workers", "1", "--executor", "threads", "--checkpoint-every", "1000"]
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    first = subprocess.Popen([sys.executable, "-m", "simcore.cli", *slow, "--checkpoint", str(path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(lock) and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, first.stderr.read().decode()
+        t = time.monotonic()
+        second = _cli([*slow, "--checkpoint", str(path)])
+        assert second.returncode == 2, second.stderr
+        err = second.stderr.strip()
+        assert err.count("\n") == 0 and f"{str(path)!r} is in use by another run (process {first.pid})" in err
+        assert time.monotonic() - t < 60 and not path.exists()
+        with pytest.raises(CheckpointError, match="in use by another run"):  # the API too, and --resume
+            simulate("holdem", 2, 1000, block_size=256, resume=path, progress=False)
+    finally:
+        first.kill()
+        first.communicate()
+    assert first.returncode == -signal.SIGKILL
+    # The killed run's lock file is left behind, unlocked: the next run takes it over and removes it.
+    assert os.path.exists(lock)
+    simulate("holdem", 2, 1000, block_size=256, checkpoint=path, progress=False)
+    assert os.listdir(tmp_path) == ["run.ckpt"]
+
+
+def test_a_claim_lasts_the_run_and_ends_with_it_even_on_an_error(tmp_path):
+    path = tmp_path / "run.ckpt"
+    header = {"kind": "test"}
+    with ckpt.Checkpoint(header, path):
+        with pytest.raises(CheckpointError, match=f"{str(path)!r} is in use by another run in this process"):
+            ckpt.Checkpoint(header, path)
+        # another spelling of the same file is the same claim
+        with pytest.raises(CheckpointError, match="in use by another run"):
+            ckpt.Checkpoint(header, os.path.join(str(tmp_path), ".", "run.ckpt"))
+    assert os.listdir(tmp_path) == []
+    with ckpt.Checkpoint(header, path):
+        pass
+    # A strategy's error ends the run: the claim ends too, and the saved prefix resumes.
+    CALLS.update(n=0, stop_at=None)
+
+    def fails_on_call_3(obs, rng):
+        CALLS["n"] += 1
+        if CALLS["n"] == 3:
+            raise RuntimeError("strategy bug")
+        return np.argmin(obs["hand"], axis=1).astype(np.int64)
+
+    strategies.register("estonian", "pass", "test-ckpt-fails", "fails on call 3")(fails_on_call_3)
+    try:
+        kw = dict(block_size=256, seed=4, progress=False, workers=1)
+        with pytest.raises(Exception, match="strategy bug"):
+            simulate("estonian", 3, 8 * 256, hero="pass=test-ckpt-fails", checkpoint=path, **kw)
+        assert os.listdir(tmp_path) == ["run.ckpt"]
+        resumed = simulate("estonian", 3, 8 * 256, hero="pass=test-ckpt-fails", resume=path, **kw)
+        assert resumed.info.resumed_deals == 2 * 256 and resumed.n_deals == 8 * 256
+    finally:
+        strategies.unregister("estonian", "pass", "test-ckpt-fails")
+    assert os.listdir(tmp_path) == ["run.ckpt"]
+
+
+@pytest.mark.parametrize("edit", [
+    (b'"next_block": 4', b'"next_block": 2'),
+    (b'"finished": false', b'"finished": true '),
+    (b'"deals": 1024,', b'"deals": 2048,'),
+    (b'"deals": 2048,', b'"deals": 4096,'),  # the header's
+])
+def test_every_byte_that_decides_a_resume_is_checksummed(tmp_path, edit):
+    """Editing "next_block" resumed with rc 0, "interrupted": false and other numbers than the
+    uninterrupted run's. Now any edit is refused, naming the file."""
+    path = tmp_path / "run.ckpt"
+    kw = dict(hero="pass=test-ckpt-stops-once", block_size=256, seed=4, progress=False, workers=1)
+    CALLS.update(n=0, stop_at=5)
+    assert simulate("estonian", 3, 8 * 256, checkpoint=path, **kw).n_deals == 4 * 256
+    good = path.read_bytes()
+    old, new = edit
+    assert good.count(old) == 1
+    path.write_bytes(good.replace(old, new))
+    CALLS.update(stop_at=None)
+    with pytest.raises(CheckpointError, match=f"checkpoint {str(path)!r} is truncated or corrupted: its checksum"):
+        simulate("estonian", 3, 8 * 256, resume=path, **kw)
+    out = _cli(["simulate", "estonian", "--players", "3", "--deals", str(8 * 256), "--block-size", "256",
+                "--seed", "4", "--no-progress", "--resume", str(path), "--hero", "pass=lowest"])
+    assert out.returncode == 2 and "checksum does not match" in out.stderr and str(path) in out.stderr
+    path.write_bytes(good)
+    assert simulate("estonian", 3, 8 * 256, resume=path, **kw).info.resumed_deals == 4 * 256
+
+
+def test_a_checkpoint_of_the_old_unchecked_format_is_refused_by_name(tmp_path):
+    path = tmp_path / "old.ckpt"
+    path.write_bytes(b'PVSIM-CHECKPOINT 1\n{"kind": "simulate"}\n{"next_block": 3}\n')
+    with pytest.raises(CheckpointError, match=r"'.*old.ckpt' is of an older format \(PVSIM-CHECKPOINT 1\)"):
+        ckpt.read(path)
+
+
+@pytest.mark.parametrize("ckpt_flag,out_spelling", [
+    ("--checkpoint", "{tmp}/run.ckpt"),
+    ("--checkpoint", "{tmp}/./sub/../run.ckpt"),
+    ("--checkpoint", "{tmp}/link/run.ckpt"),
+    ("--resume", "{tmp}//run.ckpt"),
+])
+def test_out_and_checkpoint_on_one_file_are_refused_before_the_run(tmp_path, ckpt_flag, out_spelling, capsys):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path)
+    path = tmp_path / "run.ckpt"
+    if ckpt_flag == "--resume":
+        assert main([*RUN, "--checkpoint", str(path)]) == 0
+    before = path.read_bytes() if path.exists() else None
+    capsys.readouterr()
+    assert main([*RUN, ckpt_flag, str(path), "--out", out_spelling.format(tmp=tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "are the same file" in err and f"{ckpt_flag} {str(path)!r}" in err
+    assert (path.read_bytes() if path.exists() else None) == before
+    assert sorted(os.listdir(tmp_path)) == sorted(["sub", "link"] + (["run.ckpt"] if before else []))
+
+
+def test_out_beside_the_checkpoint_is_fine(tmp_path, capsys):
+    path, out = tmp_path / "run.ckpt", tmp_path / "run.json"
+    assert main([*RUN, "--checkpoint", str(path), "--out", str(out), "--format", "json"]) == 0
+    assert ckpt.read(path)["finished"] and json.loads(out.read_text())["deals"] == 2000
+
+
+def test_empty_out_is_refused(capsys):
+    assert main([*RUN, "--out", ""]) == 2
+    assert "--out is empty" in capsys.readouterr().err
+
+
+def test_a_mismatch_names_the_first_differing_card(tmp_path):
+    """Ten players' known cards are 25 slots: cut at 77 characters, both lists read the same, as
+    integers. Now: the first differing slot, as cards."""
+    path = tmp_path / "run.ckpt"
+    kw = dict(n_deals=1000, block_size=256, progress=False, hand="As Ks")
+    simulate("holdem", 10, board="2c 3d 4h", checkpoint=path, **kw)
+    with pytest.raises(CheckpointError) as e:
+        simulate("holdem", 10, board="2c 3d 5h", resume=path, **kw)
+    msg = str(e.value)
+    assert "known cards: slot 22 is 4h in the checkpoint, 5h here" in msg, msg
+    assert "2c 3d 4h ?? ??, here" in msg and msg.endswith("2c 3d 5h ?? ??)") and "[51, 47" not in msg
+
+
+def test_mismatch_messages_name_the_first_differing_item():
+    saved = {"strategies": [["pass=lowest"] * 6], "known": [51, -1, 3], "seed": 1}
+    here = {"strategies": [["pass=lowest"] * 5 + ["pass=highest"]], "known": [51, 7, 3], "seed": 1}
+    assert ckpt.differences(saved, here) == [
+        'strategies: seat 5: "pass=lowest" in the checkpoint, "pass=highest" here',
+        "known cards: slot 1 is random in the checkpoint, 3s here (in the checkpoint As ?? 2s, here As 3s 2s)",
+    ]
+    fewer = {"strategies": [["pass=lowest"] * 5], "known": [51, -1], "seed": 2}
+    assert ckpt.differences(saved, fewer) == [
+        "seed: 1 in the checkpoint, 2 here", "strategies: 6 seats in the checkpoint, 5 here",
+        "known cards: 3 slots in the checkpoint, 2 here (in the checkpoint As ?? 2s, here As ??)",
+    ]
+
+
+def test_a_file_in_the_way_of_the_lock_is_left_alone(tmp_path):
+    path = tmp_path / "run.ckpt"
+    other = tmp_path / "run.ckpt.pvsim-lock"
+    other.write_text("someone's notes\n")
+    with pytest.raises(CheckpointError, match="is not a pvsim lock"):
+        ckpt.Checkpoint({"kind": "test"}, path)
+    assert other.read_text() == "someone's notes\n" and not path.exists()

@@ -8,24 +8,40 @@ last complete checkpoint behind. Resuming deals block ``k`` from the same
 seeds and merges onto the saved statistics: the final numbers are
 bit-identical to those of an uninterrupted run.
 
-The file is a magic line, a JSON header naming the run (kind, variant and
-options, players, seed, strategies, block size, deals, situation, pvsim
-version), a JSON line with the progress and the SHA-256 of the payload, and
-the payload: the statistics, pickled. The header is checked before the
-payload is read; a difference is an error naming it, and a truncated or
-altered file is an error too. Like any pickle, load only checkpoints you wrote.
+The file is a magic line, the SHA-256 of everything after its own line, a
+JSON header naming the run (kind, variant and options, players, seed,
+strategies, block size, deals, situation, pvsim version), a JSON line with
+the progress (next block, deals, finished) and the payload: the statistics,
+pickled. The checksum covers every byte that decides what a resume does, so
+an edited, truncated or damaged file is an error naming it; then the header
+is compared with the run's, and a difference is an error naming it. Like any
+pickle, load only checkpoints you wrote.
+
+A checkpoint is a regular file of at most :data:`MAX_BYTES`; its size is read
+before its contents, so a device, a folder or a pipe given as a checkpoint is
+an error, never read. A run that saves claims its file with a lock beside it
+(``FILE.pvsim-lock``, an ``flock`` that the system drops when the process ends,
+even by ``kill -9``), so a second run on the same file is refused at once.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
 import os
 import pickle
+import stat
 import tempfile
 import time
+import weakref
 
-MAGIC = b"PVSIM-CHECKPOINT 1\n"
+MAGIC = b"PVSIM-CHECKPOINT 2\n"
+OLD_MAGICS = (b"PVSIM-CHECKPOINT 1\n",)  # formats this pvsim refuses by name
 DEFAULT_EVERY = 5.0  # seconds between saves
+# Statistics pickle to a few kilobytes (2.5 KB for 9-player Tapiola); anything
+# this large is not a checkpoint of ours and is never read into memory.
+MAX_BYTES = 256 * 1024 * 1024
 
 # Header fields in the order differences are reported, with their names in messages.
 FIELD_NAMES = {
@@ -38,7 +54,7 @@ FIELD_NAMES = {
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: another run's, truncated, corrupted, or in the way."""
+    """A checkpoint that cannot be used: another run's, truncated, corrupted, in use or in the way."""
 
 
 def _jsonable(x):
@@ -74,71 +90,220 @@ def run_header(kind: str, job, n_deals: int, **extra) -> dict:
     return header
 
 
+# -- messages -------------------------------------------------------------------
+
+
 def _show(x) -> str:
     text = json.dumps(x)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _first_difference(a, b) -> tuple[list[int], object, object]:
+    """Where two JSON values first differ: (index path, a's part, b's part).
+
+    Lists of the same length are followed into their first differing item;
+    anything else (scalars, lists of other lengths) differs as a whole.
+
+    >>> _first_difference([[1, 2], [3, 4]], [[1, 2], [3, 5]])
+    ([1, 1], 4, 5)
+    """
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                where, xa, yb = _first_difference(x, y)
+                return [i, *where], xa, yb
+    return [], a, b
+
+
+def _card_text(cards, at: int = 0, width: int = 20) -> str:
+    """Known slots as cards ("As Ks ?? ??"; ?? is a random slot), at most ``width`` of them
+    around slot ``at``; what is not a list of cards as JSON."""
+    from simcore.cards import card_to_str
+
+    try:
+        shown = [card_to_str(c) for c in cards]
+    except (TypeError, ValueError):
+        return _show(cards)
+    if len(shown) <= width:
+        return " ".join(shown)
+    lo = max(0, min(at - width // 2, len(shown) - width))
+    return ("... " if lo else "") + " ".join(shown[lo:lo + width]) + (" ..." if lo + width < len(shown) else "")
+
+
+def _known_difference(name: str, a, b) -> str:
+    """The known cards' first differing slot, as cards; then both lists around it."""
+    from simcore.cards import card_to_str
+
+    where, x, y = _first_difference(a, b)
+
+    def card(c):
+        try:
+            return "random" if c < 0 else card_to_str(c)
+        except (TypeError, ValueError):
+            return _show(c)
+
+    if len(where) == 1:
+        first = f"slot {where[0]} is {card(x)} in the checkpoint, {card(y)} here"
+    elif isinstance(a, list) and isinstance(b, list) and len(a) != len(b):
+        first = f"{len(a)} slots in the checkpoint, {len(b)} here"
+    else:
+        return f"{name}: {_show(a)} in the checkpoint, {_show(b)} here"
+    at = where[0] if where else 0
+    return f"{name}: {first} (in the checkpoint {_card_text(a, at)}, here {_card_text(b, at)})"
+
+
+# What the levels of a list-valued header field are, for "seat 5 is ..." rather than "[0][5]".
+_LEVELS = {"strategies": ("lineup", "seat"), "forced": ("lineup", "item", "item")}
+
+
+def _difference(key: str, a, b) -> str:
+    name = FIELD_NAMES.get(key, key)
+    if key == "known":
+        return _known_difference(name, a, b)
+    where, x, y = _first_difference(a, b)
+    levels = _LEVELS.get(key, ())
+    nouns = [levels[d] if d < len(levels) else "item" for d in range(len(where) + 1)]
+    place = [f"{noun} {i}" for noun, i in zip(nouns, where)]
+    if key in ("strategies", "forced") and where and len(a) == len(b) == 1:
+        place = place[1:]  # one lineup: the seats are the news
+    at = f"{', '.join(place)}: " if place else ""
+    if isinstance(x, list) and isinstance(y, list) and len(x) != len(y):
+        return f"{name}: {at}{len(x)} {nouns[len(where)]}s in the checkpoint, {len(y)} here"
+    return f"{name}: {at}{_show(x)} in the checkpoint, {_show(y)} here"
+
+
 def differences(saved: dict, current: dict) -> list[str]:
-    """Each header field that differs, as ``"seed: 1 in the checkpoint, 2 here"``."""
+    """Each header field that differs, as ``"seed: 1 in the checkpoint, 2 here"``.
+
+    A list names its first differing item (``"known cards: slot 6 is 4h in the
+    checkpoint, 5h here (...)"``), so a long list never hides the difference.
+    """
     keys = list(FIELD_NAMES) + sorted((set(saved) | set(current)) - set(FIELD_NAMES))
     out = []
     for k in keys:
         if k in saved or k in current:
             a, b = saved.get(k), current.get(k)
             if a != b:
-                out.append(f"{FIELD_NAMES.get(k, k)}: {_show(a)} in the checkpoint, {_show(b)} here")
+                out.append(_difference(k, a, b))
     return out
+
+
+# -- the file -------------------------------------------------------------------
+
+
+def _kind_of(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def check_path(path, what: str = "checkpoint", sized: bool = True) -> str:
+    """``path`` as a string, if it can be a checkpoint: not empty, and a regular file where it exists.
+
+    Raises :class:`CheckpointError` naming the path otherwise (a device such as
+    /dev/zero, a folder, a pipe, and with ``sized`` a file over :data:`MAX_BYTES`;
+    the CLI's other commands' checkpoints have formats and sizes of their own). Nothing is read.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a file name (str or path), got {path!r}")
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TypeError(f"{what} must be a file name (str or path), got {path!r}")
+    if not path.strip():
+        raise CheckpointError(f"{what} file name is empty ({path!r}); give a file name")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise CheckpointError(f"{what} {path!r} cannot be used ({e.strerror or e})") from None
+    _check_stat(path, st, what, MAX_BYTES if sized else None)
+    return path
+
+
+def _check_stat(path: str, st: os.stat_result, what: str, max_bytes: int | None = None) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise CheckpointError(f"{what} {path!r} is {_kind_of(st.st_mode)}; a checkpoint is a regular file")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise CheckpointError(f"{what} {path!r} is {st.st_size:,} bytes; a pvsim checkpoint is at most "
+                              f"{max_bytes:,} bytes, so this is not one")
+
+
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes, after checking (before reading) that it is a regular file of at most MAX_BYTES."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CheckpointError(f"no checkpoint at {path!r}") from None
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror or e})") from None
+    _check_stat(path, st, "checkpoint", MAX_BYTES)
+    try:
+        # O_NONBLOCK: should the path have become a pipe since the stat, opening it does not wait.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror or e})") from None
+    with os.fdopen(fd, "rb") as f:
+        _check_stat(path, os.fstat(fd), "checkpoint", MAX_BYTES)  # the file opened is the file checked
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise CheckpointError(f"checkpoint {path!r} is over {MAX_BYTES:,} bytes; a pvsim checkpoint is not")
+    return data
 
 
 def read(path) -> dict:
     """A checkpoint file's contents: ``{"header", "next_block", "finished", "deals", "acc"}``.
 
-    Raises :class:`CheckpointError` when the file is missing, not a
-    checkpoint, truncated or corrupted.
+    Raises :class:`CheckpointError` when the file is missing, not a regular
+    file, not a checkpoint, truncated, edited or corrupted.
     """
-    path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise CheckpointError(f"no checkpoint at {path!r}") from None
+    path = check_path(path)
+    data = _read_bytes(path)
     if not data.startswith(MAGIC):
+        old = next((m for m in OLD_MAGICS if data.startswith(m)), None)
+        if old is not None:
+            raise CheckpointError(f"checkpoint {path!r} is of an older format ({old[:-1].decode()}), whose progress "
+                                  f"line has no checksum; this pvsim does not resume it: start the run again")
         raise CheckpointError(f"{path!r} is not a pvsim checkpoint (it does not start with {MAGIC[:-1]!r})")
     try:
-        head_end = data.index(b"\n", len(MAGIC))
-        state_end = data.index(b"\n", head_end + 1)
-        header = json.loads(data[len(MAGIC):head_end])
-        state = json.loads(data[head_end + 1:state_end])
-    except ValueError:
-        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted (unreadable header)") from None
-    payload = data[state_end + 1:]
-    if len(payload) != state.get("size") or hashlib.sha256(payload).hexdigest() != state.get("sha256"):
-        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted: its statistics are "
-                              f"{len(payload):,} bytes, the header promises {state.get('size')!r} with a checksum "
-                              "that does not match")
+        sum_end = data.index(b"\n", len(MAGIC))
+        checksum = data[len(MAGIC):sum_end].decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted (unreadable checksum)") from None
+    body = data[sum_end + 1:]
+    if hashlib.sha256(body).hexdigest() != checksum:
+        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted: its checksum does not match its "
+                              f"contents ({len(body):,} bytes after the checksum line); it was cut short, "
+                              f"damaged or edited")
     try:
-        acc = pickle.loads(payload)
-    except Exception as e:  # noqa: BLE001 - a checksum-valid payload from another pvsim, say
-        raise CheckpointError(f"checkpoint {path!r}: its statistics cannot be read ({e})") from None
-    return {"header": header, "next_block": int(state["next_block"]), "finished": bool(state["finished"]),
-            "deals": int(state["deals"]), "acc": acc}
+        head_end = body.index(b"\n")
+        state_end = body.index(b"\n", head_end + 1)
+        header = json.loads(body[:head_end])
+        state = json.loads(body[head_end + 1:state_end])
+        acc = pickle.loads(body[state_end + 1:])
+        progress = {"next_block": int(state["next_block"]), "finished": bool(state["finished"]),
+                    "deals": int(state["deals"])}
+    except Exception as e:  # noqa: BLE001 - a checksum-valid file written by another pvsim, say
+        raise CheckpointError(f"checkpoint {path!r} cannot be read ({type(e).__name__}: {e})") from None
+    return {"header": header, **progress, "acc": acc}
 
 
 def write(path, header: dict, acc, next_block: int, deals: int, finished: bool) -> None:
     """Save atomically: a temporary file beside ``path``, flushed, then renamed over it."""
     path = os.fspath(path)
     payload = pickle.dumps(acc, protocol=pickle.HIGHEST_PROTOCOL)
-    state = {"next_block": int(next_block), "finished": bool(finished), "deals": int(deals),
-             "size": len(payload), "sha256": hashlib.sha256(payload).hexdigest(), "saved": time.time()}
+    state = {"next_block": int(next_block), "finished": bool(finished), "deals": int(deals), "saved": time.time()}
+    body = (json.dumps(header, sort_keys=True).encode() + b"\n" + json.dumps(state, sort_keys=True).encode()
+            + b"\n" + payload)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC)
-            f.write(json.dumps(header, sort_keys=True).encode() + b"\n")
-            f.write(json.dumps(state, sort_keys=True).encode() + b"\n")
-            f.write(payload)
+            f.write(hashlib.sha256(body).hexdigest().encode() + b"\n")
+            f.write(body)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -146,6 +311,96 @@ def write(path, header: dict, acc, next_block: int, deals: int, finished: bool) 
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+# -- the claim on a checkpoint file ---------------------------------------------
+
+
+def lock_path(path) -> str:
+    """The lock file of checkpoint ``path``: ``FILE.pvsim-lock`` beside the file its name resolves to."""
+    return os.path.realpath(os.fspath(path)) + ".pvsim-lock"
+
+
+class _Lock:
+    """An exclusive ``flock`` on ``FILE.pvsim-lock``: the system drops it when the process ends, however.
+
+    The lock file is removed on release; one left by a killed run is not
+    locked, and the next run takes it over.
+    """
+
+    def __init__(self, path: str):
+        self.path = lock_path(path)
+        self.pid = os.getpid()
+        for _ in range(100):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            except FileNotFoundError:
+                folder = os.path.dirname(self.path)
+                raise CheckpointError(f"checkpoint {path!r}: the folder {folder!r} does not exist") from None
+            except OSError as e:
+                raise CheckpointError(f"checkpoint {path!r} cannot be written: its lock file {self.path!r} "
+                                      f"cannot be created ({e.strerror or e})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                holder = _holder(fd)
+                os.close(fd)
+                if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise CheckpointError(f"checkpoint {path!r} is in use by another run{holder} (its lock "
+                                          f"{self.path!r} is held); wait for that run to end, or choose "
+                                          f"another file") from None
+                raise CheckpointError(f"checkpoint {path!r}: its lock file {self.path!r} cannot be locked "
+                                      f"({e.strerror or e})") from None
+            # The lock is ours if the file still has the name: a run that was
+            # releasing may have removed it between our open and our flock.
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same and not _is_lock_file(fd):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+                raise CheckpointError(f"checkpoint {path!r}: {self.path!r} is in the way of its lock file and "
+                                      f"is not a pvsim lock (it holds something else); not touching it")
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{self.pid}\n".encode())
+                self.fd = fd
+                return
+            os.close(fd)
+        raise CheckpointError(f"checkpoint {path!r}: its lock file {self.path!r} keeps changing; "
+                              f"is another run starting and stopping on it?")
+
+    def release(self) -> None:
+        fd, self.fd = getattr(self, "fd", None), None
+        if fd is None or os.getpid() != self.pid:  # a forked child does not own the claim
+            return
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                os.unlink(self.path)  # still locked: no other run can take the name's file meanwhile
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _is_lock_file(fd: int) -> bool:
+    """Empty (new) or a process id: a pvsim lock file, ours to overwrite and remove."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > 32:
+        return False
+    text = os.pread(fd, 33, 0)
+    return text.strip() == b"" or text.strip().isdigit()
+
+
+def _holder(fd: int) -> str:
+    try:
+        pid = os.pread(fd, 32, 0).decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    if not pid.isdigit():
+        return ""
+    return " in this process" if int(pid) == os.getpid() else f" (process {pid})"
 
 
 class Checkpoint:
@@ -159,8 +414,12 @@ class Checkpoint:
         ``path`` the run keeps saving to it.
     every : seconds between saves.
 
-    Raises :class:`CheckpointError` when ``resume`` does not match or cannot
-    be read, and when ``path`` already holds a file that this run would
+    A checkpoint that saves claims its file (``FILE.pvsim-lock``) from here until
+    :meth:`close` (the run's end), or until the process ends.
+
+    Raises :class:`CheckpointError` when a path is not a regular file, when
+    ``resume`` does not match or cannot be read, when another run holds the
+    file, and when ``path`` already holds a file that this run would
     overwrite (any file but the one being resumed).
     """
 
@@ -170,16 +429,26 @@ class Checkpoint:
         self.header = header
         self.every = float(every)
         self.state = None
-        if resume is not None:
-            saved = read(resume)
-            diff = differences(saved["header"], header)
-            if diff:
-                raise CheckpointError(f"checkpoint {os.fspath(resume)!r} is of another run; " + "; ".join(diff))
-            self.state = saved
-        self.path = os.fspath(path) if path is not None else (os.fspath(resume) if resume is not None else None)
-        if self.path is not None and os.path.exists(self.path) and not (
-                resume is not None and os.path.samefile(self.path, resume)):
-            raise CheckpointError(self._in_the_way())
+        self._lock = None
+        resume = check_path(resume, "resume") if resume is not None else None
+        path = check_path(path) if path is not None else None
+        self.path = path if path is not None else resume
+        if self.path is not None:
+            self._lock = _Lock(self.path)
+            weakref.finalize(self, self._lock.release)
+        try:
+            if resume is not None:
+                saved = read(resume)
+                diff = differences(saved["header"], header)
+                if diff:
+                    raise CheckpointError(f"checkpoint {resume!r} is of another run; " + "; ".join(diff))
+                self.state = saved
+            if self.path is not None and os.path.exists(self.path) and not (
+                    resume is not None and os.path.samefile(self.path, resume)):
+                raise CheckpointError(self._in_the_way())
+        except BaseException:
+            self.close()
+            raise
         self._last = time.monotonic()
 
     def _in_the_way(self) -> str:
@@ -208,3 +477,14 @@ class Checkpoint:
             return
         write(self.path, self.header, acc, next_block, deals, finished)
         self._last = time.monotonic()
+
+    def close(self) -> None:
+        """Give up the claim on the file (the run has ended); saving after this is still allowed."""
+        if self._lock is not None:
+            self._lock.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
