@@ -165,8 +165,9 @@ def main(argv=None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue from the checkpoint beside the table")
     ap.add_argument("--from-table", default=None, help="skip solving: measure (and --ship) this table")
     ap.add_argument("--no-measure", action="store_true")
-    ap.add_argument("--builtin", default=None, help="also measure this built-in field with the same settings and "
-                                                     "compare with it (default: the committed exploitability JSON)")
+    ap.add_argument("--builtin", nargs="*", default=None,
+                    help="also measure these built-in fields with the same settings and compare with the least "
+                         "exploitable (default: the committed exploitability JSON)")
     ap.add_argument("--ship", action="store_true", help="copy the measured table into strategies/solved_tables/")
     ap.add_argument("--dev-deals", type=int, default=1 << 18,
                     help="deals of each built-in deviation against a field of the table (0: skip)")
@@ -188,10 +189,14 @@ def main(argv=None) -> int:
         if not args.no_measure:
             m = report["measured"] = measure(game, P, table, args)
             b = report["best_builtin"] = best_builtin(game, P)
-            if args.builtin:  # the reference measured now, same settings and seed (the same buckets)
-                bm = report["builtin_measured"] = dict(measure(game, P, None, args, field=args.builtin),
-                                                       field=args.builtin)
-                b = {"field": args.builtin, "br_gain": bm["gain"], "br_stderr": bm["stderr"], "source": "measured now"}
+            if args.builtin:  # the references measured now, same settings and seed (the same buckets)
+                ms = report["builtin_measured"] = [dict(measure(game, P, None, args, field=f), field=f)
+                                                   for f in args.builtin]
+                for bm in ms:
+                    print(f"  built-in {bm['field']}: BR gain {bm['gain']:.4f} [{bm['ci_low']:+.4f}, "
+                          f"{bm['ci_high']:+.4f}]", flush=True)
+                bm = min(ms, key=lambda x: x["gain"])
+                b = {"field": bm["field"], "br_gain": bm["gain"], "br_stderr": bm["stderr"], "source": "measured now"}
                 report["best_builtin"] = b
             line = f"{game} {P}p solved: BR gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]"
             if b is not None:
