@@ -419,17 +419,38 @@ class Stopped(Exception):
     (Ctrl-C); the blocks it returns are finished, the rest were not played."""
 
 
-_STOP = {"shared": None}  # in a worker process: the shared (stopped run, its first block not to play)
+_STOP = {"shared": None}  # in a worker process: the shared array below
+
+# The worker processes' shared array (one per program, with a lock):
+# [0] the last stopped run, [1] the first block its tasks are not to play (the
+#     calling process's limit: the block after the last finished one it has),
+# [2] a run, [3] the highest block of that run a worker has finished (a task
+#     still running may hold finished blocks the calling process has not seen).
+STOPPED, LIMIT, RUN, HIGHEST = range(4)
 
 
 def _stopped(run: int, b: int) -> bool:
-    """Whether block ``b`` of run ``run`` is not to be played: its run was stopped at or before
-    it, or a later run was stopped (a stopped run's tasks end with it)."""
+    """Whether block ``b`` of run ``run`` is not to be played: its run was stopped and no
+    finished block lies past it, or a later run was stopped (a stopped run's tasks end with it)."""
     shared = _STOP["shared"]
     if run <= 0 or shared is None:
         return False
-    stopped = shared[0]
-    return stopped > run or (stopped == run and b >= shared[1])
+    with shared.get_lock():
+        stopped, limit, last_run, highest = shared[:]
+    if stopped != run:
+        return stopped > run
+    return b >= max(limit, highest + 1 if last_run == run else 0)
+
+
+def _finished(run: int, b: int) -> None:
+    shared = _STOP["shared"]
+    if run <= 0 or shared is None:
+        return
+    with shared.get_lock():
+        if shared[RUN] != run:
+            shared[RUN], shared[HIGHEST] = run, b
+        elif b > shared[HIGHEST]:
+            shared[HIGHEST] = b
 
 
 def run_blocks(run_block, blocks, run: int = 0):
@@ -445,6 +466,7 @@ def run_blocks(run_block, blocks, run: int = 0):
             out.append(run_block(b, n))
         except BaseException as e:  # noqa: BLE001 - Ctrl-C from a strategy included, as locally
             return out, e
+        _finished(run, b)
     return out, None
 
 
@@ -479,6 +501,10 @@ class Pool:
     def stop(self, limit: int = 0) -> None:
         """Ask the workers to play no block from ``limit`` on in this run's tasks (they
         finish the block in hand): blocks below it are wanted, to merge all that finished."""
+
+    def highest(self) -> int:
+        """The highest block of this run the workers have finished, as far as they tell (-1)."""
+        return -1
 
     def close(self, cancel: bool) -> None:
         pass
@@ -524,7 +550,7 @@ class _Shared:
         self.workers = 0
         self.broken = False  # a task came back with BrokenProcessPool: start a new pool
         self.warm = False  # every worker has run a task
-        self.stop = None  # multiprocessing RawArray: (the last stopped run's id, its first block not to play)
+        self.stop = None  # a multiprocessing Array: see STOPPED, LIMIT, RUN, HIGHEST
         self.runs = itertools.count(1)
 
 
@@ -552,7 +578,7 @@ def process_executor(workers: int) -> ProcessPoolExecutor:
         if pool is None:
             ctx = _mp_context()
             with sigint_held():
-                shared.stop = shared.stop or ctx.RawArray("q", 2)
+                shared.stop = shared.stop or ctx.Array("q", 4)
                 pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
                                            initargs=(shared.stop, os.getpid()))
             shared.executor, shared.workers, shared.broken, shared.warm = pool, workers, False, False
@@ -609,11 +635,19 @@ class ProcessPool(Pool):
             mark_broken(self._pool, err)
         return out
 
+    def highest(self):
+        stop = _PROCESSES.stop
+        if stop is None:
+            return -1
+        with stop.get_lock():
+            return stop[HIGHEST] if stop[RUN] == self.run else -1
+
     def stop(self, limit=0):
         stop = _PROCESSES.stop
-        if stop is not None and stop[0] <= self.run:
-            stop[1] = limit  # first the limit, then the run it is for: a worker reads them in that order
-            stop[0] = self.run
+        if stop is not None:
+            with stop.get_lock():
+                if stop[STOPPED] <= self.run:
+                    stop[STOPPED], stop[LIMIT] = self.run, limit
 
     def close(self, cancel):
         # The pool outlives the run; tasks still running stop after their block

@@ -272,11 +272,12 @@ class _Run:
         Ctrl-C stops waiting.
         """
         cancelled = set()
+        pools = [pool for pool in (self.pool, self.thread_pool) if pool is not None]
         while True:
-            limit = max(max(self.results, default=-1) + 1, self.merged)
-            for pool in (self.pool, self.thread_pool):
-                if pool is not None:
-                    pool.stop(limit)
+            # past every finished block: those in hand, and those the workers hold in tasks not yet back
+            limit = max(max(self.results, default=-1) + 1, self.merged, *(pool.highest() + 1 for pool in pools))
+            for pool in pools:
+                pool.stop(limit)
             for fut, (b0, _) in list(self.pending.items()):
                 if b0 >= limit and fut not in cancelled:
                     cancelled.add(fut)
