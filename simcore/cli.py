@@ -169,6 +169,8 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--init", default=None, help="policy spec of buckets not yet visited (default: the game's defaults)")
     p.add_argument("--passes", type=int, default=1, help="backward passes of each best-response fit (default 1)")
+    p.add_argument("--confidence", type=float, default=None,
+                   help="a BR bucket departs from the average when its gain is ahead at this level (default 0.5)")
     p.add_argument("--out", "-o", default="solved.npz",
                    help="the table file (default solved.npz; play it with table:FILE); the convergence chart and "
                         "the iteration log go beside it (.png, .json)")
@@ -681,6 +683,7 @@ def cmd_solve(args) -> int:
     r = solve(args.variant, args.players, iterations=args.iterations, target=args.target,
               abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
               seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
+              confidence=args.confidence,
               executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
               resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
     print(json.dumps(r.to_dict(), indent=2) if args.json else r.text())
