@@ -282,11 +282,15 @@ def read(path) -> dict:
         state_end = body.index(b"\n", head_end + 1)
         header = json.loads(body[:head_end])
         state = json.loads(body[head_end + 1:state_end])
-        acc = pickle.loads(body[state_end + 1:])
         progress = {"next_block": int(state["next_block"]), "finished": bool(state["finished"]),
                     "deals": int(state["deals"])}
     except Exception as e:  # noqa: BLE001 - a checksum-valid file written by another pvsim, say
         raise CheckpointError(f"checkpoint {path!r} cannot be read ({type(e).__name__}: {e})") from None
+    try:
+        acc = pickle.loads(body[state_end + 1:])
+    except Exception as e:  # noqa: BLE001
+        raise CheckpointError(f"checkpoint {path!r}: its statistics cannot be read ({type(e).__name__}: {e}); "
+                              f"it was written by pvsim {header.get('pvsim')!r}") from None
     return {"header": header, **progress, "acc": acc}
 
 
