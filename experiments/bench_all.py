@@ -66,14 +66,14 @@ def run(bench: Benchmark) -> bool:
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"== {bench.name}: {bench.command}  (about {bench.minutes:g} min)", flush=True)
     t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", bench.module, *bench.args], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, env=dict(os.environ, PYTHONUNBUFFERED="1"))
     lines = []
-    for line in proc.stdout:
-        sys.stdout.write(line)
-        sys.stdout.flush()
-        lines.append(line)
-    rc = proc.wait()
+    with subprocess.Popen([sys.executable, "-m", bench.module, *bench.args], cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, env=dict(os.environ, PYTHONUNBUFFERED="1")) as proc:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            lines.append(line)
+        rc = proc.wait()
     minutes = (time.perf_counter() - t) / 60
     if rc != 0:
         print(f"== {bench.name}: FAILED (exit code {rc}) after {minutes:.1f} min; {bench.txt} left as it was",

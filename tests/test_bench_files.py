@@ -84,3 +84,24 @@ def test_the_check_fails_when_a_measured_source_changes(tmp_path, monkeypatch):
     src.unlink()
     with pytest.raises(FileNotFoundError, match="'simcore/fast.py' does not exist"):
         fingerprint(bench.measures, tmp_path)
+
+
+def test_bench_all_writes_the_header_and_keeps_the_old_file_when_a_benchmark_fails(tmp_path, monkeypatch, capsys):
+    """The one command end to end, on a stand-in benchmark that runs in a second (bench_all --list)."""
+    (tmp_path / "simcore").mkdir()
+    (tmp_path / "simcore" / "fast.py").write_text("x = 1\n")
+    (tmp_path / "results" / "bench").mkdir(parents=True)
+    monkeypatch.setattr("experiments.benchkit.ROOT", tmp_path)
+    monkeypatch.setattr(bench_all, "ROOT", tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    toy = Benchmark("toy", "experiments.bench_all", ("simcore/fast.py",), 0.1, args=("--list",))
+    assert bench_all.run(toy)
+    text = (tmp_path / toy.txt).read_text()
+    made = read_header(text)
+    assert made["command"] == "python -m experiments.bench_all --list" and made["measures"] == ("simcore/fast.py",)
+    assert made["fingerprint"] == fingerprint(toy.measures) and "evaluator" in text.split("\n\n", 1)[1]
+    assert bench_all.status(toy) == "current"
+    broken = Benchmark("toy", "experiments.bench_all", ("simcore/fast.py",), 0.1, args=("--no-such-flag",))
+    assert not bench_all.run(broken)
+    assert (tmp_path / toy.txt).read_text() == text
+    assert "FAILED (exit code 2)" in capsys.readouterr().out
