@@ -207,7 +207,7 @@ def test_options_and_abstraction_mismatches_are_named(tmp):
         tf.header["decisions"]["discard"]["abstraction"], version=99)}}
     q = tmp / "old.npz"
     np.savez(q, header=np.array(json.dumps(header)), table_discard=tf.arrays["discard"])
-    with pytest.raises(ValueError, match="abstraction 'coarse' is not this pvsim's.*version 99 in the file, 3 here"):
+    with pytest.raises(ValueError, match="abstraction 'coarse' is not this pvsim's.*version 99 in the file, 4 here"):
         simulate("tapiola", 6, 100, hero=f"table:{q}", options={"scoring": "points"}, **SMALL)
 
 

@@ -23,14 +23,15 @@ the others by state, high to low (rank first, then class; equal states keep
 their hand order), the thrown positions last. Canonical action k throws the
 k-th card of that order (``last``: 0 keeps all, 1 + k throws the k-th).
 
+- ``coarse``: three rank groups (2-8, 9-J, Q-A; lowball A-5, 6-T, J-K) x the
+  classes (12 high, 6 lowball): 6,097 discard buckets (high), 728 for
+  ``last``; lowball 840. Few enough for a best response to fit from a few
+  hundred thousand deals.
+- ``medium``: five rank groups (2-5, 6-8, 9-J, Q-K, A; lowball A-3, 4-5, 6-7,
+  8-T, J-K) x the classes (20 high, 10 lowball): 52,899 discard buckets
+  (high), 3,080 for ``last``; lowball 7,722.
 - ``fine``: states of 13 ranks x the classes (39 high, 26 lowball):
   1,085,188 discard buckets (high), 21,320 for ``last``; lowball 902,538.
-- ``coarse``: rank groups (2-5, 6-8, 9-J, Q-K, A; lowball A-3, 4-5, 6-7, 8-10,
-  J-K) x the classes (20 high, 10 lowball): 52,899 discard buckets (high),
-  3,080 for ``last``; lowball 7,722.
-- ``medium``: eight rank groups (2-3, 4-5, 6-7, 8, 9-T, J, Q-K, A; lowball
-  A-2, 3, 4-5, 6, 7, 8-9, T, J-K) x the classes (32 high, 16 lowball):
-  435,336 discard buckets (high), 11,968 for ``last``; lowball 73,644.
 
 Each granularity is a function of the next finer one (the groups nest).
 
@@ -46,13 +47,13 @@ from ..variants.tapiola import best_high, best_low
 from . import Abstraction
 from ._common import COMB, multiset_index, multiset_unrank, n_multisets
 
-# rank groups per granularity (coarse, medium, fine), each nested in the one before
-HIGH_GROUPS = (np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64),   # 2-5 6-8 9-J Q-K A
-               np.array([0, 0, 1, 1, 2, 2, 3, 4, 4, 5, 6, 6, 7], np.int64),   # 2-3 4-5 6-7 8 9-T J Q-K A
+# rank groups per granularity (coarse, medium, fine), each nested in the next
+HIGH_GROUPS = (np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2], np.int64),   # 2-8 9-J Q-A
+               np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4], np.int64),   # 2-5 6-8 9-J Q-K A
                np.arange(13, dtype=np.int64))
 # lowball: rank index with the ace low (A=0, 2=1, ..., K=12)
-LOW_GROUPS = (np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64),    # A-3 4-5 6-7 8-T J-K
-              np.array([0, 0, 1, 2, 2, 3, 4, 5, 5, 6, 7, 7, 7], np.int64),    # A-2 3 4-5 6 7 8-9 T J-K
+LOW_GROUPS = (np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2], np.int64),    # A-5 6-T J-K
+              np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64),    # A-3 4-5 6-7 8-T J-K
               np.arange(13, dtype=np.int64))
 
 
@@ -217,8 +218,8 @@ def _make(lowball: bool, level: int, last: bool, h: int):
 
 
 _GROUP_NAMES = {
-    (False, 0): ("2-5", "6-8", "9-J", "Q-K", "A"), (False, 1): ("2-3", "4-5", "6-7", "8", "9-T", "J", "Q-K", "A"),
-    (True, 0): ("A-3", "4-5", "6-7", "8-T", "J-K"), (True, 1): ("A-2", "3", "4-5", "6", "7", "8-9", "T", "J-K"),
+    (False, 0): ("2-8", "9-J", "Q-A"), (False, 1): ("2-5", "6-8", "9-J", "Q-K", "A"),
+    (True, 0): ("A-5", "6-T", "J-K"), (True, 1): ("A-3", "4-5", "6-7", "8-T", "J-K"),
     (False, 2): tuple("23456789TJQKA"), (True, 2): tuple("A23456789TJQK"),
 }
 _CLASS_NAMES = {2: ("", " pairing"), 3: ("", " suited", " pairing the board"),
@@ -253,10 +254,10 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     out = {}
     for level, name in enumerate(("coarse", "medium", "fine")):
         kernel, total, describer = _make(lowball, level, last, h)
-        ranks = ("5 rank groups", "8 rank groups", "ranks")[level]
+        ranks = ("3 rank groups", "5 rank groups", "ranks")[level]
         out[name] = Abstraction(
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
             "sight); the number held gives the round", kernel, key=key,
-            version=3, describer=describer)
+            version=4, describer=describer)
     return out
