@@ -133,19 +133,28 @@ def best_builtin(game, P) -> dict | None:
             "settings": d.get("settings"), "source": str(path.relative_to(path.parents[2]))}
 
 
-def ship(game, P, table: str, measured: dict) -> str:
-    """Copy the table into the package data with its measurement in the metadata."""
+def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> str:
+    """Copy the table into the package data with its measurement in the metadata: the BR gain, the
+    least exploitable built-in measured the same way, and the built-in deviations that beat the table
+    (their 95% interval above zero)."""
     from strategies.table import load_table, save_table
 
     tf = load_table(table)
     SHIP_DIR.mkdir(parents=True, exist_ok=True)
     suffix = "".join(f"-{k}-{v}" for k, v in sorted(tf.options.items()) if v not in (False, None))
     dest = SHIP_DIR / f"{game}-{P}p{suffix}.npz"
+    measured = dict(measured)
+    if builtin is not None:
+        measured["best_builtin"] = {k: builtin[k] for k in ("field", "br_gain", "br_stderr") if k in builtin}
+    if deviations is not None:
+        measured["beaten_by"] = [{k: d[k] for k in ("decision", "policy", "gain", "ci_low", "ci_high")}
+                                 for d in deviations if d["ci_low"] > 0]
+        measured["deviations_checked"] = len(deviations)
     meta = dict(tf.meta, exploitability=measured)
     save_table(dest, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
                tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
                meta=meta)
-    return str(dest)
+    return str(dest.relative_to(SHIP_DIR.parents[1]))
 
 
 def main(argv=None) -> int:
@@ -211,7 +220,7 @@ def main(argv=None) -> int:
             if args.dev_deals:
                 report["deviations"] = deviations(game, P, table, args)
             if args.ship:
-                report["shipped"] = ship(game, P, table, m)
+                report["shipped"] = ship(game, P, table, m, report.get("deviations"), report.get("best_builtin"))
                 print(f"shipped as {report['shipped']}")
         report["loadavg_end"] = os.getloadavg()
         path = out_dir / f"bench_{game}_{P}.json"

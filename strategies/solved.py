@@ -50,8 +50,17 @@ def exploitability(tf) -> str:
     m = tf.meta.get("exploitability") or {}
     if m.get("gain") is None:
         return "exploitability not measured"
-    return (f"best-response gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}] a deal "
+    text = (f"best-response gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}] a deal "
             f"({m.get('how', 'pvsim exploit')})")
+    b = m.get("best_builtin")
+    if b:
+        text += f"; least exploitable built-in {b['field']}: {b['br_gain']:.4f}"
+    beaten = m.get("beaten_by")
+    if beaten:
+        text += "; BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})" for d in beaten)
+    elif m.get("deviations_checked"):
+        text += f"; no built-in deviation of {m['deviations_checked']} beats it"
+    return text
 
 
 def solve_command(game: str, n_players, options: dict) -> str:
