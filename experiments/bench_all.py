@@ -6,7 +6,8 @@ one's command, measured sources and whether its file is current, ``--stale``
 to rerun only the files whose measured sources changed since they were made.
 
 Each benchmark (:data:`experiments.benchkit.BENCHMARKS`) runs in its own
-process, in turn (never two at once: they time the same cores). Its output
+process, in turn (never two at once: they time the same cores; run them on a
+quiet machine, since the header's load average is the only sign of other work). Its output
 goes to the screen as it runs and, when it ends well, to
 ``results/bench/NAME.txt`` under a header: the command, the date, the commit
 and a fingerprint of the source files it measures. ``tests/test_bench_files.py``
@@ -65,6 +66,7 @@ def run(bench: Benchmark) -> bool:
     sums = fingerprint(bench.measures)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"== {bench.name}: {bench.command}  (about {bench.minutes:g} min)", flush=True)
+    load = os.getloadavg()[0]
     t = time.perf_counter()
     lines = []
     with subprocess.Popen([sys.executable, "-m", bench.module, *bench.args], cwd=ROOT, text=True,
@@ -87,7 +89,9 @@ def run(bench: Benchmark) -> bool:
     body = path.read_text(encoding="utf-8") if bench.own_txt else "".join(lines)
     if bench.own_txt and body.startswith("# "):  # the benchmark wrote it just now; never a header twice
         body = body.split("\n\n", 1)[-1]
-    made = header(bench, commit, note, when)
+    machine = (f"{os.cpu_count()} cores; 1-minute load average {load:.2f} before the run, "
+               f"{os.getloadavg()[0]:.2f} after (above the core count: other work shared the cores)")
+    made = header(bench, commit, note, when, machine)
     path.write_text(made + "\n" + body.rstrip("\n") + "\n", encoding="utf-8")
     for name in bench.also:
         if name.endswith(".json"):

@@ -31,7 +31,8 @@ class Benchmark:
 
     ``measures`` are the source files whose code it times (repository paths):
     only those, so that a change elsewhere does not call for a rerun. ``minutes``
-    is about how long one run takes on the project's 2-core machine, quiet.
+    is about how long one run takes on the project's 2-core machine, quiet
+    (measured on 2026-12-01 except scaling's, an estimate from its settings).
     ``own_txt``: the benchmark writes its ``.txt`` itself (to ``--out``) rather
     than printing it.
     """
@@ -62,24 +63,24 @@ class Benchmark:
 # per-block plumbing (scheduler, executors) is bench_scaling's subject.
 _DEALING = ("simcore/engine/deal.py", "simcore/kernels.py")
 BENCHMARKS = {b.name: b for b in [
-    Benchmark("evaluator", "experiments.bench_evaluator", ("simcore/evaluate.py", "simcore/kernels.py"), 2.0,
+    Benchmark("evaluator", "experiments.bench_evaluator", ("simcore/evaluate.py", "simcore/kernels.py"), 0.5,
               args=("--json", f"{BENCH_DIR}/evaluator.json"), also=("evaluator.json",)),
     Benchmark("estonian", "experiments.bench_estonian",
-              ("simcore/variants/estonian.py", "strategies/estonian.py", "strategies/features.py", *_DEALING), 2.0),
+              ("simcore/variants/estonian.py", "strategies/estonian.py", "strategies/features.py", *_DEALING), 0.2),
     Benchmark("slovak", "experiments.bench_slovak",
-              ("simcore/variants/slovak.py", "strategies/slovak.py", "strategies/features.py", *_DEALING), 1.5),
+              ("simcore/variants/slovak.py", "strategies/slovak.py", "strategies/features.py", *_DEALING), 0.2),
     Benchmark("sviten", "experiments.bench_sviten",
-              ("simcore/variants/sviten.py", "strategies/sviten.py", "strategies/features.py", *_DEALING), 1.5),
+              ("simcore/variants/sviten.py", "strategies/sviten.py", "strategies/features.py", *_DEALING), 0.2),
     Benchmark("tapiola", "experiments.bench_tapiola",
-              ("simcore/variants/tapiola.py", "strategies/tapiola.py", *_DEALING), 2.0),
+              ("simcore/variants/tapiola.py", "strategies/tapiola.py", *_DEALING), 0.4),
     Benchmark("russian", "experiments.bench_russian",
-              ("simcore/variants/russian.py", "strategies/russian.py", *_DEALING), 1.5),
+              ("simcore/variants/russian.py", "strategies/russian.py", *_DEALING), 0.2),
     Benchmark("policies", "experiments.bench_policies",
               ("strategies/estonian.py", "strategies/slovak.py", "strategies/features.py", "strategies/rollout.py",
                "simcore/variants/estonian.py", "simcore/variants/slovak.py", "simcore/engine/alternatives.py",
-               "simcore/evaluate.py", "simcore/kernels.py"), 6.0),
+               "simcore/evaluate.py", "simcore/kernels.py"), 1.0),
     Benchmark("scaling", "experiments.bench_scaling", ("simcore/engine/executors.py", "simcore/engine/schedule.py"),
-              25.0, args=("--repeat", "5", "--out", BENCH_DIR), also=("scaling.json",), own_txt=True),
+              10.0, args=("--repeat", "5", "--out", BENCH_DIR), also=("scaling.json",), own_txt=True),
 ]}
 
 
@@ -99,13 +100,15 @@ def fingerprint(paths, root: Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-def header(bench: Benchmark, commit: str, sources: str, when: str) -> str:
-    """The lines that open a committed output: command, commit, the measured sources' fingerprint."""
+def header(bench: Benchmark, commit: str, sources: str, when: str, machine: str = "") -> str:
+    """The lines that open a committed output: command, commit, the measured sources' fingerprint
+    (and ``machine``, a line on the cores and their load, when given)."""
     return "\n".join([
         f"{HEADER_MARK} '{bench.name}': {bench.command}",
         f"# made {when} at commit {commit}",
         f"# measured sources {fingerprint(bench.measures)}{sources}: {' '.join(sorted(bench.measures))}",
         f"# regenerate: python -m experiments.bench_all {bench.name}   (all of them: python -m experiments.bench_all)",
+        *([f"# {machine}"] if machine else []),
     ]) + "\n"
 
 

@@ -100,6 +100,7 @@ def test_bench_all_writes_the_header_and_keeps_the_old_file_when_a_benchmark_fai
     made = read_header(text)
     assert made["command"] == "python -m experiments.bench_all --list" and made["measures"] == ("simcore/fast.py",)
     assert made["fingerprint"] == fingerprint(toy.measures) and "evaluator" in text.split("\n\n", 1)[1]
+    assert "1-minute load average" in text.split("\n\n", 1)[0]
     assert bench_all.status(toy) == "current"
     broken = Benchmark("toy", "experiments.bench_all", ("simcore/fast.py",), 0.1, args=("--no-such-flag",))
     assert not bench_all.run(broken)
