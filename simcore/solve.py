@@ -14,10 +14,12 @@ matters).
   ``new = old + (BR - old) / (n + 1)``. Where the BR keeps the field's play
   (too few visits, or no action ahead at the fit's confidence) its "action" is
   the average itself, so that bucket does not move.
-- **The start.** Rows never visited hold no entry: they play ``init`` (the
-  game's default policy unless given). A row visited for the first time starts
-  from the share of each action ``init`` chose there in the fit (the fit counts
-  them), then takes the BR in.
+- **The start.** Rows without an entry play ``init`` (the game's default
+  policy unless given), which may read more than the bucket does. While the BRs
+  keep the field's play in a row, the average there *is* ``init``, so the row
+  stays empty; at the BR's first departure it takes the share of each action
+  ``init`` chose in that bucket during the fit (what a table row can hold),
+  then the BR.
 - **Each iteration reports** the BR's gain over the average on fresh deals
   (exploit's measuring path: a lower bound on the table's exploitability at that
   seat, with its 95% interval) and how much probability moved (per decision:
@@ -319,29 +321,40 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
 
     ``br``: (n_buckets,) canonical action, -1 = the field's play (no move); ``visits``: (n_buckets,)
     how often the fit saw each bucket; ``choices``: (n_buckets, n_actions) how often the field chose
-    each canonical action there (the start of a row seen for the first time).
+    each canonical action there. ``weight[b]`` counts the terms averaged into row b (the start counts
+    one). A row without an entry still plays the start itself, which may read more than the bucket
+    does: while the BR keeps the field's play there, the average *is* the start, so the row stays
+    empty (only its weight grows); at its first departure it takes the start's share of each action in
+    the bucket (what a table row can hold) and the BR in.
     """
     rows = np.flatnonzero(visits)
     if len(rows) == 0:
         return 0.0
-    fresh = rows[avg[rows].sum(axis=1) == 0]
+    b = br[rows]
+    empty = avg[rows].sum(axis=1) == 0
+    lazy = rows[empty & (b < 0)]
+    weight[lazy] = np.maximum(weight[lazy], 1) + 1
+    fresh = rows[empty & (b >= 0)]
     if len(fresh):
         c = choices[fresh].astype(np.float64)
         s = c.sum(axis=1, keepdims=True)
         avg[fresh] = np.where(s > 0, c / np.maximum(s, 1), 1.0 / avg.shape[1])
-        weight[fresh] = 1
-    old = avg[rows].copy()
-    b = br[rows]
-    target = old.copy()
-    hit = b >= 0
-    target[hit] = 0.0
-    target[np.flatnonzero(hit), b[hit]] = 1.0
-    w = weight[rows].astype(np.float64)[:, None]
-    new = old + (target - old) / (w + 1.0)
-    new /= new.sum(axis=1, keepdims=True)
-    avg[rows] = new
-    weight[rows] += 1
-    moved = 0.5 * np.abs(new - old).sum(axis=1)
+        weight[fresh] = np.maximum(weight[fresh], 1)
+    live = ~(empty & (b < 0))
+    moved = np.zeros(len(rows))
+    if live.any():
+        r, bl = rows[live], b[live]
+        old = avg[r].copy()
+        target = old.copy()
+        hit = bl >= 0
+        target[hit] = 0.0
+        target[np.flatnonzero(hit), bl[hit]] = 1.0
+        w = weight[r].astype(np.float64)[:, None]
+        new = old + (target - old) / (w + 1.0)
+        new /= new.sum(axis=1, keepdims=True)
+        avg[r] = new
+        weight[r] += 1
+        moved[live] = 0.5 * np.abs(new - old).sum(axis=1)
     v = visits[rows].astype(np.float64)
     return float((moved * v).sum() / v.sum())
 
