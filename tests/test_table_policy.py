@@ -317,3 +317,16 @@ def test_a_table_can_play_estonian_best_policies_exactly(tmp):
         r1 = simulate("estonian", 4, 1500, hero=f"table:{p}", **kw)
         r2 = simulate("estonian", 4, 1500, hero="pass=thoughtful,discard=best-potential", **kw)
         assert _numbers(r1).equals(_numbers(r2))
+
+
+def test_a_table_can_play_sviten_best_policies_exactly(tmp):
+    """Sviten's coarse and medium move draw-poker's draw (both-halves' answer) to canonical
+    action 0: their table of zeros is draw=draw-poker,open=both-halves, deal for deal."""
+    for level in ("coarse", "medium"):
+        t = {d: np.zeros(get_abstraction("sviten", d, 4, level).n_buckets, np.int64) for d in ("draw", "open")}
+        p = tmp / f"s-{level}.npz"
+        save_table(p, game="sviten", options={}, n_players=4, abstraction=level, tables=t)
+        kw = dict(seed=8, **SMALL)
+        r1 = simulate("sviten", 4, 1500, hero=f"table:{p}", **kw)
+        r2 = simulate("sviten", 4, 1500, hero="draw=draw-poker,open=both-halves", **kw)
+        assert _numbers(r1).equals(_numbers(r2))

@@ -9,10 +9,18 @@ action m throws the cards at the canonical positions of m's bits.
 - ``fine`` (268,918 buckets): the exact suit-isomorphic class of the five
   cards (134,459 classes), and whether the seat is in the first or second half
   of the table (later seats face a shorter stub and have seen more draws).
-- ``coarse`` (43,316 buckets): the ranks of the five cards (6,188 multisets)
+- ``medium`` (43,316 buckets): the ranks of the five cards (6,188 multisets)
   and their flush shape: at most three of a suit, four of a suit with the odd
-  card at canonical position 1-5, or five of a suit.
-- ``medium`` (86,632 buckets): ``coarse`` and the half of the table.
+  card at position 1-5 of the order above, or five of a suit.
+- ``coarse`` (270 buckets): the made hand (high card to straight flush), four
+  to a flush or not, the straight draw (none, gutshot, open-ended) and the top
+  card's rank group (2-5, 6-8, 9-J, Q-K, A).
+
+``coarse`` and ``medium`` move the draw the built-in ``draw-poker`` policy
+makes to canonical action 0 (the other masks keep the order above), so their
+table of zeros is ``draw-poker`` and a best response starts from it; ``fine``
+keeps the plain order. Bucket ids nest: each is a function of the next finer
+one.
 
 None reads the flop: the own-five half of the pot is the five cards alone,
 and the flop enters only the Omaha half.
@@ -33,7 +41,9 @@ thrown card's (x 3).
 
 Each granularity is a function of the next finer one.
 
-Rows without an open card (only keep is legal) get the last bucket.
+Rows without an open card (only keep is legal) get the last bucket. In
+``coarse`` and ``medium`` canonical action 0 is the answer of the built-in
+``both-halves`` policy (1 the other one); ``fine`` keeps keep = 0, refuse = 1.
 """
 from __future__ import annotations
 
@@ -41,14 +51,15 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction, identity_canon
-from ._common import (COMB, RANK_GROUP_NAMES, RANKS, canonical_suits, class_id, class_keys, multiset_index,
-                      multiset_unrank)
+from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, canonical_suits, class_id, class_keys,
+                      multiset_index, multiset_unrank, popcount)
 
 N_CLASS5 = 134_459
 N_CLASS4 = 16_432
 N_FINE_DRAW = N_CLASS5 * 2
 N_RANKS5 = 6_188
-N_COARSE_DRAW = N_RANKS5 * 7
+N_MEDIUM_DRAW = N_RANKS5 * 7
+N_COARSE_DRAW = 9 * 2 * 3 * 5
 # x 3: the open card's rank below, equal to or above the thrown card's; + 1: no open card
 N_FINE_OPEN = N_CLASS4 * 52 * 3 + 1
 N_COARSE_OPEN = 5 * 4 * 5 * 5 * 3 + 1
@@ -117,9 +128,45 @@ def _draw_kernel(hand, seat, n_players, level, keys5, comb, out, canon):
             for k in range(5):
                 if (cards[order[k]] & 3) != ms:
                     fl = 1 + k
-        out[i] = multiset_index(st, 5, comb) * 7 + fl
         if level == 1:
-            out[i] = out[i] * 2 + half
+            out[i] = multiset_index(st, 5, comb) * 7 + fl
+            continue
+        # coarse: the made hand, the draws, the top card's rank group
+        mask = 0
+        for k in range(5):
+            mask |= 1 << st[k]
+        distinct = popcount(mask)
+        quads = st[0] == st[3] or st[1] == st[4]
+        trips = False
+        pairs = 0
+        for k in range(3):
+            trips = trips or (st[k] == st[k + 2])
+        for k in range(4):
+            pairs += st[k] == st[k + 1]
+        sstate = STRAIGHT_STATE[mask] if distinct >= 4 else 0
+        flush = mx == 5
+        straight = distinct == 5 and sstate == 3
+        if straight and flush:
+            made = 8
+        elif quads:
+            made = 7
+        elif trips and distinct == 2:
+            made = 6
+        elif flush:
+            made = 5
+        elif straight:
+            made = 4
+        elif trips:
+            made = 3
+        elif distinct == 3:
+            made = 2
+        elif distinct == 4:
+            made = 1
+        else:
+            made = 0
+        fd = 1 if (made < 4 and mx == 4) else 0
+        sd = min(sstate, 2) if made < 4 else 0
+        out[i] = ((made * 2 + fd) * 3 + sd) * 5 + RANK_GROUP[st[0]]
 
 
 @njit(cache=True, nogil=True)
@@ -188,6 +235,30 @@ def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
             out[i] = (((pat * 4 + rank) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit) * 3 + vs
 
 
+POLICY = {"draw": "draw-poker", "open": "both-halves"}
+_POLICIES: dict = {}
+
+
+def _policy_choice(decision, obs):
+    """The action the best built-in policy of ``decision`` takes (it reads the observation alone)."""
+    fn = _POLICIES.get(decision)
+    if fn is None:
+        from strategies import resolve  # the policies build on the games; resolved once, lazily
+
+        fn = _POLICIES[decision] = resolve("sviten", decision, POLICY[decision])[1]
+    return np.asarray(fn(obs, None), dtype=np.int64)
+
+
+def policy_first(canon, choice):
+    """``canon`` with the real action ``choice[i]`` moved to canonical index 0 in each row (the
+    others keep their order)."""
+    rows = np.arange(len(choice))
+    k0 = canon[rows, choice]
+    out = canon + (canon < k0[:, None])
+    out[rows, choice] = 0
+    return out
+
+
 def _draw(level):
     def kernel(obs, round=0):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
@@ -195,6 +266,8 @@ def _draw(level):
         out = np.empty(n, np.int64)
         canon = np.empty((n, 32), np.int64)
         _draw_kernel(hand, int(obs["seat"]), int(obs["n_players"]), level, class_keys(5), COMB, out, canon)
+        if level < 2:
+            canon = policy_first(canon, _policy_choice("draw", obs))
         return out, canon
 
     return kernel
@@ -208,7 +281,10 @@ def _open(level):
         _open_kernel(hand, np.ascontiguousarray(obs["mask"], dtype=np.int8),
                      np.ascontiguousarray(obs["open_card"], dtype=np.int8), level,
                      class_keys(4) if level == 2 else np.zeros(1, np.int64), OPEN_SIZES[level] - 1, out)
-        return out, identity_canon(n, 2)
+        canon = identity_canon(n, 2)
+        if level < 2:
+            canon = policy_first(np.array(canon), _policy_choice("open", obs))
+        return out, canon
 
     return kernel
 
@@ -228,19 +304,26 @@ def _class_cards(k: int, cls: int) -> str:
     return " ".join(RANKS[r] + _SUITS[j] for r, j in cards)
 
 
+_MADE = ("high card", "a pair", "two pair", "trips", "a straight", "a flush", "a full house", "quads",
+         "a straight flush")
+
+
 def _describe_draw(level: int):
     def describe(b: int) -> str:
-        half = ""
-        if level >= 1:
-            b, h = divmod(b, 2)
-            half = ", " + ("second" if h else "first") + " half of the table"
         if level == 2:
-            return _class_cards(5, b) + half
+            b, h = divmod(b, 2)
+            return _class_cards(5, b) + ", " + ("second" if h else "first") + " half of the table"
+        if level == 0:
+            b, top = divmod(b, 5)
+            b, sd = divmod(b, 3)
+            made, fd = divmod(b, 2)
+            draws = (" + four to a flush" if fd else "") + ("", " + a gutshot", " + an open-ender")[sd]
+            return f"{_MADE[made]}{draws}, top card {RANK_GROUP_NAMES[top]}"
         ms, fl = divmod(b, 7)
         ranks = "".join(RANKS[r] for r in multiset_unrank(ms, 5, 13))
         shape = ("at most three of a suit" if fl == 0 else "five of a suit" if fl == 6 else
-                 f"four of a suit, the odd card {('1st', '2nd', '3rd', '4th', '5th')[fl - 1]}")
-        return f"{ranks}, {shape}{half}"
+                 f"four of a suit, the odd card {('1st', '2nd', '3rd', '4th', '5th')[fl - 1]} by rank")
+        return f"{ranks}, {shape}"
 
     return describe
 
@@ -276,11 +359,13 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     if decision == "draw":
         return {
             "coarse": Abstraction("sviten", "draw", "coarse", N_COARSE_DRAW, 32,
-                                  "ranks of the five cards (6,188) and their flush shape (7)", _draw(0),
-                                  key=(P,), describer=_describe_draw(0)),
-            "medium": Abstraction("sviten", "draw", "medium", N_COARSE_DRAW * 2, 32,
-                                  "ranks of the five cards, their flush shape, and the half of the table "
-                                  "the seat sits in", _draw(1), key=(P,), describer=_describe_draw(1)),
+                                  "draw-poker's draw first; the made hand (9), four to a flush, a straight "
+                                  "draw (3) and the top card's rank group (5)", _draw(0),
+                                  key=(P,), version=2, describer=_describe_draw(0)),
+            "medium": Abstraction("sviten", "draw", "medium", N_MEDIUM_DRAW, 32,
+                                  "draw-poker's draw first; the ranks of the five cards (6,188) and their "
+                                  "flush shape (7)", _draw(1), key=(P,), version=2,
+                                  describer=_describe_draw(1)),
             "fine": Abstraction("sviten", "draw", "fine", N_FINE_DRAW, 32,
                                 "exact suit-isomorphic class of the five cards (134,459) and the half of "
                                 "the table the seat sits in", _draw(2), key=(P,), describer=_describe_draw(2)),
@@ -289,11 +374,11 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
                               "kept cards' rank pattern; the open card's pairs, rank group, suit count and "
                               "rank against the thrown card",
-                              _open(0), key=(P,), version=2, describer=_describe_open(0)),
+                              _open(0), key=(P,), version=3, describer=_describe_open(0)),
         "medium": Abstraction("sviten", "open", "medium", N_MEDIUM_OPEN, 2,
                               "kept cards' rank pattern; the open card's pairs, rank, suit count and rank "
                               "against the thrown card",
-                              _open(1), key=(P,), version=2, describer=_describe_open(1)),
+                              _open(1), key=(P,), version=3, describer=_describe_open(1)),
         "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
                             "exact class of the four kept cards with the open card, and the open card "
                             "against the thrown one", _open(2), key=(P,), version=2,
