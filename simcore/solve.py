@@ -458,7 +458,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                         passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
                         **run)
             rep = r.seats[0]
-            if rep.eval_deals < eval_deals:  # the measurement was interrupted (Ctrl-C): not a result
+            if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):  # Ctrl-C while measuring
                 raise KeyboardInterrupt("interrupted while measuring")
             entry = {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
                      "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,

@@ -303,3 +303,36 @@ def test_the_shipped_solved_table_plays_on_threads_and_processes_and_is_listed(c
     assert main(["strategies", "estonian"]) == 0
     out = capsys.readouterr().out
     assert "solved tables shipped (policy `solved`):" in out and "6 players, coarse buckets, pass+discard" in out
+
+
+def test_ctrl_c_on_the_command_line_keeps_the_table(tmp_path):
+    """A real SIGINT to `pvsim solve` after its second iteration: exit 130, the table, chart and log
+    written and marked interrupted. (The child restores Python's SIGINT handler, which a shell that
+    runs the tests in the background may have set to ignore.)"""
+    import signal
+    import subprocess
+    import sys
+
+    code = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from simcore.cli import main; raise SystemExit(main())")
+    out = tmp_path / "e3.npz"
+    p = subprocess.Popen([sys.executable, "-c", code, "solve", "estonian", "--players", "3", "--iterations", "500",
+                          "--deals", "4096", "--eval-deals", "4096", "--block-size", "2048", "--workers", "1",
+                          "--executor", "threads", "--no-progress", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        seen = []
+        for line in p.stderr:  # one line per iteration
+            seen.append(line)
+            if line.startswith("iteration 1:"):
+                p.send_signal(signal.SIGINT)
+                break
+        rest_out, rest_err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, (p.returncode, rest_err[-2000:])
+    assert "interruption (Ctrl-C)" in rest_out
+    log = json.loads((tmp_path / "e3.json").read_text())
+    assert log["interrupted"] is True and 2 <= log["iterations"] < 500
+    assert out.exists() and (tmp_path / "e3.png").exists()
