@@ -330,3 +330,16 @@ def test_a_table_can_play_sviten_best_policies_exactly(tmp):
         r1 = simulate("sviten", 4, 1500, hero=f"table:{p}", **kw)
         r2 = simulate("sviten", 4, 1500, hero="draw=draw-poker,open=both-halves", **kw)
         assert _numbers(r1).equals(_numbers(r2))
+
+
+def test_a_table_can_play_slovak_thoughtful_exactly(tmp):
+    """Slovak's coarse and medium move thoughtful's action to canonical action 0."""
+    for level in ("coarse", "medium"):
+        t = {d: np.zeros(get_abstraction("slovak", d, 6, level).n_buckets, np.int64)
+             for d in ("exchange1", "exchange2")}
+        p = tmp / f"k-{level}.npz"
+        save_table(p, game="slovak", options={}, n_players=6, abstraction=level, tables=t)
+        kw = dict(seed=8, **SMALL)
+        r1 = simulate("slovak", 6, 1500, hero=f"table:{p}", field="lower", **kw)
+        r2 = simulate("slovak", 6, 1500, hero="thoughtful", field="lower", **kw)
+        assert _numbers(r1).equals(_numbers(r2))

@@ -256,3 +256,13 @@ def multiset_ranks(table: np.ndarray, index: int) -> str:
 def per_action_state(c: int) -> str:
     """Text of a made-hand-and-draw state (``made * 3 + draw``)."""
     return MADE_NAMES[c // 3] + DRAW_NAMES[c % 3]
+
+
+def policy_first(canon: np.ndarray, choice: np.ndarray) -> np.ndarray:
+    """``canon`` with the real action ``choice[i]`` moved to canonical index 0 in each row (the
+    others keep their order): a built-in policy's answer as canonical action 0."""
+    rows = np.arange(len(choice))
+    k0 = canon[rows, choice]
+    out = canon + (canon < k0[:, None])
+    out[rows, choice] = 0
+    return out

@@ -36,6 +36,11 @@ In each decision every granularity is a function of the next finer one.
 
 Cards in the muck and other players' cards enter ``exchange2`` only through
 the seat (live outs are not counted).
+
+In ``coarse`` and ``medium`` the action the built-in ``thoughtful`` policy
+takes (it counts live outs) is moved to canonical action 0, the other two
+keeping their order, so their table of zeros is ``thoughtful``; ``fine``
+keeps decline = 0. Bucket ids are unchanged by this.
 """
 from __future__ import annotations
 
@@ -44,7 +49,7 @@ from numba import njit
 
 from . import Abstraction
 from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, made_class, multiset_ranks, per_action_state,
-                      straight_state)
+                      policy_first, straight_state)
 
 N_HAND = 169
 N_FINE1 = N_HAND * 9 * 3 * 4
@@ -202,9 +207,24 @@ def _make(decision, level):
         else:
             _kernel2(up, np.ascontiguousarray(obs["board"], dtype=np.int8), seat, level, out, canon,
                      MULTI2, MULTI3, RANK_GROUP)
+        if level < 2:
+            canon = policy_first(canon, _policy_choice(decision, obs))
         return out, canon
 
     return kernel
+
+
+POLICY = "thoughtful"
+_POLICY: list = []
+
+
+def _policy_choice(decision, obs):
+    """The action the built-in ``thoughtful`` policy takes (it reads the observation alone)."""
+    if not _POLICY:
+        from strategies import resolve  # the policies build on the games; resolved once, lazily
+
+        _POLICY.append({d: resolve("slovak", d, POLICY)[1] for d in ("exchange1", "exchange2")})
+    return np.asarray(_POLICY[0][decision](obs, None), dtype=np.int64)
 
 
 def _hand_text(hc: int) -> str:
@@ -253,11 +273,11 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     if decision == "exchange1":
         return {
             "coarse": Abstraction("slovak", decision, "coarse", N_HAND * P, 3,
-                                  "starting hand (169) and seat", _make(decision, 0), key=(P,),
+                                  "starting hand (169) and seat", _make(decision, 0), key=(P,), version=2,
                               describer=_describe(decision, 0, P)),
             "medium": Abstraction("slovak", decision, "medium", N_HAND * 9 * P, 3,
                                   "starting hand and how many of each card's rank are in sight elsewhere, "
-                                  "and seat", _make(decision, 1), key=(P,),
+                                  "and seat", _make(decision, 1), key=(P,), version=2,
                               describer=_describe(decision, 1, P)),
             "fine": Abstraction("slovak", decision, "fine", N_FINE1 * P, 3,
                                 "starting hand, its ranks and suit in sight elsewhere, the best pair "
@@ -267,11 +287,11 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     return {
         "coarse": Abstraction("slovak", decision, "coarse", N_COARSE2 * P, 3,
                               "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,),
+                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,), version=2,
                               describer=_describe(decision, 0, P)),
         "medium": Abstraction("slovak", decision, "medium", 18 ** 3 * 91 * P, 3,
                               "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,),
+                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,), version=2,
                               describer=_describe(decision, 1, P)),
         "fine": Abstraction("slovak", decision, "fine", N_FINE2 * P, 3,
                             "exact ranks of the face-up cards and the flop, flush-relevant suit counts, "

@@ -52,7 +52,7 @@ from numba import njit
 
 from . import Abstraction, identity_canon
 from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, canonical_suits, class_id, class_keys,
-                      multiset_index, multiset_unrank, popcount)
+                      multiset_index, multiset_unrank, policy_first, popcount)
 
 N_CLASS5 = 134_459
 N_CLASS4 = 16_432
@@ -247,16 +247,6 @@ def _policy_choice(decision, obs):
 
         fn = _POLICIES[decision] = resolve("sviten", decision, POLICY[decision])[1]
     return np.asarray(fn(obs, None), dtype=np.int64)
-
-
-def policy_first(canon, choice):
-    """``canon`` with the real action ``choice[i]`` moved to canonical index 0 in each row (the
-    others keep their order)."""
-    rows = np.arange(len(choice))
-    k0 = canon[rows, choice]
-    out = canon + (canon < k0[:, None])
-    out[rows, choice] = 0
-    return out
 
 
 def _draw(level):
