@@ -222,8 +222,10 @@ def test_every_policy_returns_legal_actions(decision):
            "legal": np.ones((n, 3), bool), "seat": 0, "n_players": 5, "variant": "estonian",
            "decision": decision}
     for name in policies("estonian", decision):
-        if name == "rollout":
-            continue  # needs a full observation; played in test_rollout_*
+        if name in ("rollout", "table", "solved"):
+            # rollout needs a full observation (test_rollout_*); table needs a file
+            # (test_table_policy); solved a shipped table at this player count (test_solve)
+            continue
         before = {k: np.copy(v) for k, v in obs.items() if isinstance(v, np.ndarray)}
         a = np.asarray(resolve("estonian", decision, name)[1](obs, np.random.default_rng(0)))
         assert a.shape == (n,) and np.issubdtype(a.dtype, np.integer), name
