@@ -139,7 +139,12 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
     (their 95% interval above zero)."""
     from strategies.table import load_table, save_table
 
+    from simcore.variants import get_variant
+
     tf = load_table(table)
+    v = get_variant(tf.game, **tf.options)
+    for d in tf.decisions:  # refuses a table made under other buckets or another canonical order
+        tf.abstraction_for(v, d, tf.n_players)
     SHIP_DIR.mkdir(parents=True, exist_ok=True)
     suffix = "".join(f"-{k}-{v}" for k, v in sorted(tf.options.items()) if v not in (False, None))
     dest = SHIP_DIR / f"{game}-{P}p{suffix}.npz"
