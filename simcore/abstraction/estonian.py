@@ -37,7 +37,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, sort_desc, straight_state
+from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, sort_desc,
+                      straight_state)
 
 
 def _flush_combos() -> np.ndarray:

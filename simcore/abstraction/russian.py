@@ -210,5 +210,6 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=3, describer=_describe(2, P)),
+            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=3,
+            describer=_describe(2, P)),
     }
