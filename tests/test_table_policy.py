@@ -109,15 +109,13 @@ def test_table_spec_everywhere(tmp):
 def test_the_table_reproduces_the_policy_it_stores(tmp):
     """A table filled from a rule over canonical actions plays exactly that rule."""
     v = get_variant("slovak")
-    a = get_abstraction(v, "exchange1", 6, "coarse")
-    # coarse exchange1 buckets: hand class * P + seat; muck the second (lower) card unless paired
-    t = np.full(a.n_buckets, 2, np.int64)
-    for hc in range(169):
-        r_hi, r_lo = divmod(hc, 13)
-        if r_hi == r_lo:
-            t[hc * 6: hc * 6 + 6] = 0
+    a = get_abstraction(v, "exchange1", 6, "fine")
+    # fine exchange1 buckets: (((hand class * 9 + ...) * 3 + ...) * 4 + ...) * P + seat, and the
+    # canonical actions decline, muck the higher, muck the lower: muck the lower card unless paired
+    hc = np.arange(a.n_buckets) // (6 * 4 * 3 * 9)
+    t = np.where(hc // 13 == hc % 13, 0, 2).astype(np.int64)
     p = tmp / "t.npz"
-    save_table(p, game="slovak", options={}, n_players=6, abstraction="coarse", tables={"exchange1": t})
+    save_table(p, game="slovak", options={}, n_players=6, abstraction="fine", tables={"exchange1": t})
 
     def rule(obs, rng):
         up = obs["up"][:, obs["seat"]]
