@@ -114,15 +114,26 @@ def test_relabelling_suits_gives_the_same_buckets_and_order(played):
                                               _thrown_ranks(v.name, moved, to_real(canon2, kk)))
 
 
-def test_relabelling_changes_cards_so_the_test_can_fail():
+def test_relabelling_catches_an_abstraction_that_reads_suits():
+    """The sweep can fail: a bucket that reads a suit by name, or an order that breaks ties by
+    suit, changes under the same relabellings."""
+    from simcore.abstraction import Abstraction
+
     v = get_variant("estonian")
-    obs = collect(v, 6, n=50)["pass"][0]
-    moved = relabel("estonian", obs, np.array([1, 0, 3, 2]))
-    assert not np.array_equal(moved["hand"], obs["hand"])
-    # an order that reads suits by name would see the difference
-    a = get_abstraction(v, "pass", 6, "fine")
-    assert np.array_equal(a.buckets(obs), a.buckets(moved))
-    assert not np.array_equal(obs["hand"] & 3, moved["hand"] & 3)
+    obs = collect(v, 6, n=200)["pass"][0]
+
+    def by_suit(o, round=0):
+        hand = np.asarray(o["hand"], np.int64)
+        order = np.argsort(-hand, axis=1, kind="stable")  # card number: rank, then suit name
+        canon = np.empty_like(order)
+        np.put_along_axis(canon, order, np.arange(3)[None, :], axis=1)
+        return (hand[:, 0] >> 2) * 4 + (hand[:, 0] & 3), canon
+
+    bad = Abstraction("estonian", "pass", "by-suit", 52, 3, "reads suits", by_suit)
+    b, canon = bad.observe(obs)
+    moved = [bad.observe(relabel("estonian", obs, np.array(p))) for p in PERMS]
+    assert any(not np.array_equal(b, b2) for b2, _ in moved)
+    assert any(not np.array_equal(canon, c2) for _, c2 in moved)
 
 
 # Estonian's fine is ordered by rank alone and does not know the policy's choice that orders
