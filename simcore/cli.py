@@ -122,8 +122,8 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-deals", type=int, default=DEFAULT_EVAL_DEALS,
                    help=f"fresh deals the BR is measured on (default {DEFAULT_EVAL_DEALS:,}; the cap with --precision)")
     p.add_argument("--precision", type=float, help="stop measuring when the gain's 95%% half-width is at most this")
-    p.add_argument("--abstraction", default="fine", help="the game's information abstraction: coarse, medium or fine (default fine; "
-                        "at a few million fitting deals coarse finds more)")
+    p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium or fine "
+                        "(default coarse: at the default budget it finds the most; fine needs many millions of fitting deals)")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--min-visits", type=int, default=DEFAULT_MIN_VISITS,
                    help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS})")
