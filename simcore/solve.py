@@ -56,11 +56,14 @@ from dataclasses import dataclass, field as dc_field
 import numpy as np
 from numba import njit
 
+from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
 from .engine.stats import Z95
 
 SOLVE_TAG = 0x534F4C56  # "SOLV": the solver's own seed domain
 CHECKPOINT_FORMAT = b"pvsim-solve-checkpoint 1"
+# the average and weight tables of the finest abstraction fit well under this (about 0.2 GB)
+CHECKPOINT_MAX_BYTES = 1 << 30
 DEFAULT_ITERATIONS = 20
 DEFAULT_DEALS = 50_000
 DEFAULT_EVAL_DEALS = 50_000
@@ -282,11 +285,7 @@ def save_checkpoint(path, state: SolveState) -> None:
 def load_checkpoint(path) -> SolveState:
     """Read a solve checkpoint; a ValueError names the file and what is wrong with it."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ValueError(f"cannot read solve checkpoint {path!r}: {e.strerror or e}") from None
+    raw = read_bytes(path, "solve checkpoint", CHECKPOINT_MAX_BYTES)  # a regular file, sized first
     head, sep, rest = raw.partition(b"\n")
     if head != CHECKPOINT_FORMAT or not sep:
         raise ValueError(f"{path!r} is not a pvsim solve checkpoint (it does not start with "

@@ -265,7 +265,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
     def no_reading(*a, **k):
         raise AssertionError("read before its size was checked")
 
-    monkeypatch.setattr(ckpt, "_read_bytes", no_reading)
+    monkeypatch.setattr(ckpt, "read_bytes", no_reading)
     with pytest.raises(CheckpointError, match=f"{str(path)!r} is [0-9,]+ bytes; a pvsim checkpoint is at most"):
         simulate("holdem", 2, 1000, block_size=256, resume=path, progress=False)
 

@@ -192,6 +192,17 @@ def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
         solve("duel", 2, iterations=3, resume=other, **kw)
 
 
+def test_a_solve_checkpoint_that_is_not_a_regular_file_is_refused_before_reading(tmp_path):
+    # /dev/zero would be read until memory runs out; a folder gave a raw OS error
+    from simcore.solve import load_checkpoint
+
+    for path, what in (("/dev/zero", "character device"), (str(tmp_path), "folder")):
+        with pytest.raises(ValueError, match=f"solve checkpoint '{path}' is a {what}"):
+            load_checkpoint(path)
+    with pytest.raises(ValueError, match="no solve checkpoint at"):
+        load_checkpoint(tmp_path / "missing.ckpt")
+
+
 def test_bad_input_is_a_clear_error(duel):
     from simcore.solve import solve
 

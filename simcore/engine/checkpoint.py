@@ -231,25 +231,33 @@ def _check_stat(path: str, st: os.stat_result, what: str, max_bytes: int | None 
                               f"{max_bytes:,} bytes, so this is not one")
 
 
-def _read_bytes(path: str) -> bytes:
-    """The file's bytes, after checking (before reading) that it is a regular file of at most MAX_BYTES."""
+def read_bytes(path: str, what: str = "checkpoint", max_bytes: int | None = None) -> bytes:
+    """The file's bytes, after checking (before reading) that it is a regular file of at most
+    ``max_bytes`` (default :data:`MAX_BYTES`).
+
+    Every checkpoint reader goes through it (a run's here, ``pvsim solve``'s in
+    :mod:`simcore.solve`), so /dev/zero, a folder or a pipe is a :class:`CheckpointError`
+    naming the path, never a read without end.
+    """
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise CheckpointError(f"no checkpoint at {path!r}") from None
+        raise CheckpointError(f"no {what} at {path!r}") from None
     except OSError as e:
-        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror or e})") from None
-    _check_stat(path, st, "checkpoint", MAX_BYTES)
+        raise CheckpointError(f"{what} {path!r} cannot be read ({e.strerror or e})") from None
+    if max_bytes is None:
+        max_bytes = MAX_BYTES
+    _check_stat(path, st, what, max_bytes)
     try:
         # O_NONBLOCK: should the path have become a pipe since the stat, opening it does not wait.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
-        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror or e})") from None
+        raise CheckpointError(f"{what} {path!r} cannot be read ({e.strerror or e})") from None
     with os.fdopen(fd, "rb") as f:
-        _check_stat(path, os.fstat(fd), "checkpoint", MAX_BYTES)  # the file opened is the file checked
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise CheckpointError(f"checkpoint {path!r} is over {MAX_BYTES:,} bytes; a pvsim checkpoint is not")
+        _check_stat(path, os.fstat(fd), what, max_bytes)  # the file opened is the file checked
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise CheckpointError(f"{what} {path!r} is over {max_bytes:,} bytes; a pvsim {what} is not")
     return data
 
 
@@ -260,7 +268,7 @@ def read(path) -> dict:
     file, not a checkpoint, truncated, edited or corrupted.
     """
     path = check_path(path)
-    data = _read_bytes(path)
+    data = read_bytes(path)
     if not data.startswith(MAGIC):
         old = next((m for m in OLD_MAGICS if data.startswith(m)), None)
         if old is not None:
