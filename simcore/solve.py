@@ -54,8 +54,8 @@ import time
 from dataclasses import dataclass, field as dc_field
 
 import numpy as np
-from numba import njit
 
+from .abstraction import draw_mixed
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
 from .engine.stats import Z95
@@ -84,31 +84,6 @@ def iteration_seed(seed: int, t: int) -> int:
 # -- the average as a policy ------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _draw(buckets, canon, probs, legal, u, out):
-    """Row i draws a legal real action with the probability its bucket gives its canonical index
-    (renormalised over the legal ones); -1 where the bucket has no entry (or no legal mass)."""
-    n, na = canon.shape
-    for i in range(n):
-        b = buckets[i]
-        total = 0.0
-        for a in range(na):
-            if legal[i, a]:
-                total += probs[b, canon[i, a]]
-        out[i] = -1
-        if total > 0.0:
-            x = u[i] * total
-            acc = 0.0
-            for a in range(na):
-                if legal[i, a]:
-                    p = probs[b, canon[i, a]]
-                    if p > 0.0:
-                        out[i] = a
-                        acc += p
-                        if x < acc:
-                            break
-
-
 class MixedTable:
     """One decision of the average table as a strategy: a draw from the bucket's probabilities
     (from the seat's own stream: one uniform a row, every call), ``fallback`` where the bucket has
@@ -128,9 +103,8 @@ class MixedTable:
         legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
         n, A = legal.shape
         b, canon = _observe(self.abstraction, obs, int(obs.get("round", 0)), n, A)
-        out = np.empty(n, np.int64)
-        _draw(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out)
-        miss = out < 0
+        out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
+        draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss)
         if miss.any():
             fb = np.asarray(self.fallback[1](obs, rng), dtype=np.int64)
             out[miss] = fb[miss]

@@ -54,6 +54,8 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
     def with_traits(fn, **traits):
         return fn
 
+from simcore.abstraction import draw_mixed
+
 from .registry import default_policy, parse_spec, register_generic, resolve
 
 FORMAT = "pvsim-table"
@@ -255,30 +257,6 @@ def _lookup_pure(buckets, canon, table, legal, out, miss):
         miss[i] = out[i] < 0
 
 
-@njit(cache=True, nogil=True)
-def _draw_mixed(buckets, canon, probs, legal, u, out, miss):
-    n, na = canon.shape
-    for i in range(n):
-        b = buckets[i]
-        total = 0.0
-        for a in range(na):
-            if legal[i, a]:
-                total += probs[b, canon[i, a]]
-        out[i] = -1
-        if total > 0.0:
-            x = u[i] * total
-            acc = 0.0
-            for a in range(na):
-                if legal[i, a]:
-                    p = probs[b, canon[i, a]]
-                    if p > 0.0:
-                        out[i] = a
-                        acc += p
-                        if x < acc:
-                            break
-        miss[i] = out[i] < 0
-
-
 class TablePolicy:
     """One decision of a table file as a strategy ``(obs, rng) -> actions``."""
 
@@ -319,7 +297,7 @@ class TablePolicy:
         out = np.empty(n, np.int64)
         miss = np.empty(n, np.bool_)
         if self.mixed:
-            _draw_mixed(buckets, canon, self.table, legal, rng.random(n), out, miss)
+            draw_mixed(buckets, canon, self.table, legal, rng.random(n), out, miss)
         else:
             _lookup_pure(buckets, canon, self.table, legal, out, miss)
         if miss.any():

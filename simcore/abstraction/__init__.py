@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
 GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
 NAMES = ("coarse", "medium", "fine")
@@ -108,6 +109,34 @@ def identity_canon(n: int, n_actions: int) -> np.ndarray:
     return np.broadcast_to(np.arange(n_actions, dtype=np.int64), (n, n_actions))
 
 
+@njit(cache=True, nogil=True)
+def draw_mixed(buckets, canon, probs, legal, u, out, miss):
+    """A mixed table's draw: row i takes a legal real action with the probability its bucket
+    gives the action's canonical index (``probs[bucket, canon[i, a]]``, renormalised over the
+    legal ones), using the uniform ``u[i]``; ``out[i]`` is -1 and ``miss[i]`` True where the
+    bucket has no legal mass."""
+    n, na = canon.shape
+    for i in range(n):
+        b = buckets[i]
+        total = 0.0
+        for a in range(na):
+            if legal[i, a]:
+                total += probs[b, canon[i, a]]
+        out[i] = -1
+        if total > 0.0:
+            x = u[i] * total
+            acc = 0.0
+            for a in range(na):
+                if legal[i, a]:
+                    p = probs[b, canon[i, a]]
+                    if p > 0.0:
+                        out[i] = a
+                        acc += p
+                        if x < acc:
+                            break
+        miss[i] = out[i] < 0
+
+
 def _module(game: str):
     if game not in GAMES:
         raise ValueError(f"no abstractions for game {game!r}; games with abstractions: {', '.join(GAMES)}")
@@ -132,4 +161,5 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
     return found[name]
 
 
-__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "GAMES", "NAMES"]
+__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "draw_mixed", "GAMES",
+           "NAMES"]
