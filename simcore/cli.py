@@ -135,16 +135,22 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", help="write the BR table to this file (play it with table:FILE); "
                                        "with several seats one file a seat, NAME.seatK.npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_fit_options(p, "save progress to files FILE.seatK.* every few seconds (new files)", checkpoint_every=True)
+
+
+def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoint_every: bool) -> None:
+    """The options exploit and solve end with: where the blocks run, the block size, the progress
+    bar and the game's options."""
     g = p.add_argument_group("where it runs")
     g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
                    help="threads or processes that play blocks (default: all cores)")
     g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
-    g.add_argument("--checkpoint", metavar="FILE",
-                   help="save progress to files FILE.seatK.* every few seconds (new files)")
+    g.add_argument("--checkpoint", metavar="FILE", help=checkpoint_help)
     g.add_argument("--resume", metavar="FILE", help="continue the run saved with --checkpoint FILE")
-    g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
-                   help="seconds between checkpoint saves (default 5)")
+    if checkpoint_every:
+        g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
+                       help="seconds between checkpoint saves (default 5)")
     p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _variant_flags(p)
@@ -175,16 +181,7 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
                    help="the table file (default solved.npz; play it with table:FILE); the convergence chart and "
                         "the iteration log go beside it (.png, .json)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    g = p.add_argument_group("where it runs")
-    g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
-                   help="threads or processes that play blocks (default: all cores)")
-    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
-    g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
-    g.add_argument("--checkpoint", metavar="FILE", help="save the state here after every iteration")
-    g.add_argument("--resume", metavar="FILE", help="continue the run saved with --checkpoint FILE")
-    p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _variant_flags(p)
+    _add_fit_options(p, "save the state here after every iteration", checkpoint_every=False)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -637,20 +634,24 @@ def cmd_variants(args) -> int:
     return 0
 
 
+def _fit_kw(args, command: str) -> dict:
+    """The keywords exploit and solve take beside their own (``block_size`` when given); a
+    situation flag is an error naming it, since both play random deals."""
+    fields = _prefixed(args, "field_")
+    if fields:
+        flag = "--" + next(iter(fields)).replace("_", "-")
+        raise ValueError(f"{flag}: {command} plays random deals; it takes no situation")
+    return {} if args.block_size is None else {"block_size": args.block_size}
+
+
 def cmd_exploit(args) -> int:
     import json
 
     from simcore.exploit import exploit
 
-    fields = _prefixed(args, "field_")
-    if fields:
-        flag = "--" + next(iter(fields)).replace("_", "-")
-        raise ValueError(f"{flag}: exploit plays random deals; it takes no situation")
+    kw = _fit_kw(args, "exploit")
     if args.out:
         _check_out(args.out)
-    kw = {}
-    if args.block_size is not None:
-        kw["block_size"] = args.block_size
     r = exploit(args.variant, args.players, args.field, seat=args.seat, deals=args.deals,
                 eval_deals=args.eval_deals, precision=args.precision, abstraction=args.abstraction,
                 seed=args.seed, options=_prefixed(args, "opt_") or None, min_visits=args.min_visits,
@@ -667,13 +668,8 @@ def cmd_solve(args) -> int:
 
     from simcore.solve import solve
 
-    fields = _prefixed(args, "field_")
-    if fields:
-        flag = "--" + next(iter(fields)).replace("_", "-")
-        raise ValueError(f"{flag}: solve plays random deals; it takes no situation")
-    kw = {}
-    if args.block_size is not None:
-        kw["block_size"] = args.block_size
+    kw = _fit_kw(args, "solve")
+
     def report(e):
         moved = f", moved {e['moved']:.4f}" if e.get("moved") is not None else ""
         print(f"iteration {e['iteration']}: seat {e['seat']} BR gain {e['gain']:.4f} [{e['ci_low']:+.4f}, "
