@@ -264,14 +264,24 @@ class BlockTask:
     def __call__(self, b: int, n: int):
         return self.reduce(self.job.run_block(b, n))
 
+    # What a subclass changes to travel: what goes beside the job's description, what the
+    # error calls the task, and the function that rebuilds it in a worker from (token, payload).
+    _what = "run"
+
+    def _cargo(self):
+        return self.reduce
+
+    def _rebuilder(self):
+        return _remote_task
+
     def payload(self) -> bytes:
         """The pickled description; raises :class:`NotShippable` when it cannot travel."""
         if self._payload is None:
             desc = describe(self.job)  # NotShippable names the strategy
             try:
-                payload = pickle.dumps((desc, self.reduce), protocol=pickle.HIGHEST_PROTOCOL)
+                payload = pickle.dumps((desc, self._cargo()), protocol=pickle.HIGHEST_PROTOCOL)
             except (pickle.PicklingError, TypeError, AttributeError) as e:
-                raise NotShippable(f"this run cannot be sent to worker processes ({e}); "
+                raise NotShippable(f"this {self._what} cannot be sent to worker processes ({e}); "
                                    "use executor='threads'") from e
             self._payload = payload
             self._token = hashlib.sha256(payload).hexdigest()
@@ -286,7 +296,7 @@ class BlockTask:
 
     def __reduce__(self):
         payload = self.payload()
-        return _remote_task, (self._token, payload)
+        return self._rebuilder(), (self._token, payload)
 
 
 def require_shippable(run_block, executor: str) -> None:
