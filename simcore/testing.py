@@ -192,6 +192,14 @@ class _Checker:
         rngs = [np.random.default_rng(seed + 1 + p) for p in range(P)]
         return cards, chance, play_block(self.v, cards, P, lineup, rngs, forced, chance, record=True)
 
+    def middle_play(self):
+        """``(P, (cards, chance, outcome))``: the random lineup's play (seed ``P``) at the middle table
+        size checked, played once and kept (``check_play`` keeps it for every size)."""
+        P = self.tables[len(self.tables) // 2]
+        if P not in self.random_play:
+            self.random_play[P] = self.play(P, self.empty(P), self.random_lineup(P), seed=P, n=self.n)
+        return P, self.random_play[P]
+
     def slot_name(self, P, s):
         layout = self.v.layout
         if layout is None:
@@ -372,14 +380,9 @@ class _Checker:
         return out
 
     def check_forced(self):
-        v = self.v
-        if not v.decisions:
+        if not self.v.decisions:
             return
-        P = self.tables[len(self.tables) // 2]
-        if P not in self.random_play:
-            cards, chance, out = self.play(P, self.empty(P), self.random_lineup(P), seed=P, n=self.n)
-            self.random_play[P] = (cards, chance, out)
-        cards, chance, base = self.random_play[P]
+        P, (cards, chance, base) = self.middle_play()
         n = cards.shape[0]
         lineups = [("random (other streams)", self.random_lineup(P))] + self.own_lineups(P)
         for label, lineup in lineups:
@@ -411,10 +414,7 @@ class _Checker:
         v = self.v
         if not v.decisions:
             return
-        P = self.tables[len(self.tables) // 2]
-        if P not in self.random_play:
-            self.random_play[P] = self.play(P, self.empty(P), self.random_lineup(P), seed=P, n=self.n)
-        cards, chance, base = self.random_play[P]
+        P, (cards, chance, base) = self.middle_play()
         n = cards.shape[0]
         even = np.arange(n) % 2 == 0
         # every lineup twice: free, and with the random play's actions forced on every other
