@@ -62,10 +62,10 @@ def straight_state(mask):
     return STRAIGHT_STATE[mask]
 
 
-@njit(cache=True, nogil=True)
-def sort_desc(keys, order):
-    """``order``: positions sorted by ``keys`` high to low, stable (equal keys keep position order)."""
-    m = keys.shape[0]
+@njit(cache=True, nogil=True, inline="always")
+def sort_desc(keys, order, m):
+    """``order[:m]``: positions ``0..m-1`` sorted by ``keys`` high to low, stable (equal keys keep
+    position order). Inlined: a constant ``m`` lets the compiler unroll a short sort."""
     for j in range(m):
         order[j] = j
     for j in range(1, m):

@@ -81,7 +81,7 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
             for t in range(3):
                 hs += t != j and (hand[i, t] & 3) == (c & 3)
             key[j] = (c >> 2) * 16 + fs * 4 + hs
-        sort_desc(key, order)
+        sort_desc(key, order, 3)
         r_hi = hand[i, order[0]] >> 2
         r_lo = hand[i, order[2]] >> 2
         if not fine:  # the policy's card first, the others in rank order

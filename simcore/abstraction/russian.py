@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import COMB, multiset_index, multiset_unrank, n_multisets, popcount
+from ._common import COMB, multiset_index, multiset_unrank, n_multisets, popcount, sort_desc
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
 # FITS[mask]: the ranks of ``mask`` lie inside one five-rank window (the ace also low)
@@ -109,15 +109,7 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
                 state[k] = (pc * 4 + made) * 3 + effect
             else:
                 state[k] = (pc * 2 + (made > 0)) * 3 + effect
-        for k in range(3):
-            order[k] = k
-        for j in range(1, 3):
-            v = order[j]
-            t = j - 1
-            while t >= 0 and state[order[t]] < state[v]:
-                order[t + 1] = order[t]
-                t -= 1
-            order[t + 1] = v
+        sort_desc(state, order, 3)
         for q in range(3):
             srt[q] = state[order[q]]
         # canonical order: the hand `conceal` chooses first, then the others by state

@@ -52,7 +52,7 @@ from numba import njit
 
 from . import Abstraction, identity_canon
 from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, canonical_suits, class_id, class_keys,
-                      multiset_index, multiset_unrank, policy_first, popcount)
+                      multiset_index, multiset_unrank, policy_first, popcount, sort_desc)
 
 N_CLASS5 = 134_459
 N_CLASS4 = 16_432
@@ -88,15 +88,7 @@ def _draw_kernel(hand, seat, n_players, level, keys5, comb, out, canon):
         for j in range(5):
             key[j] = (cards[j] >> 2) * 4 + (3 - sr[cards[j] & 3])
         # ranks high to low; on equal ranks the earlier suit of the canonical order
-        for j in range(5):
-            order[j] = j
-        for j in range(1, 5):
-            x = order[j]
-            t = j - 1
-            while t >= 0 and key[order[t]] < key[x]:
-                order[t + 1] = order[t]
-                t -= 1
-            order[t + 1] = x
+        sort_desc(key, order, 5)
         for k in range(5):
             pos[order[k]] = k
         for m in range(32):

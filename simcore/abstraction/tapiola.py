@@ -45,7 +45,7 @@ from numba import njit
 
 from ..variants.tapiola import best_high, best_low
 from . import Abstraction
-from ._common import COMB, multiset_index, multiset_unrank, n_multisets
+from ._common import COMB, multiset_index, multiset_unrank, n_multisets, sort_desc
 
 # rank groups per granularity (coarse, medium, fine), each nested in the next
 HIGH_GROUPS = (np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2], np.int64),   # 2-8 9-J Q-A
@@ -147,7 +147,7 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
         # the multiset of the held cards' states, high to low
         for j in range(h):
             sort_key[j] = state[j]
-        _sort_desc(sort_key, order)
+        sort_desc(sort_key, order, h)
         for q in range(k):
             sorted_states[q] = state[order[q]]
         # canonical order: the throw that leaves the best hand first (on equal hands the
@@ -158,7 +158,7 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
             if vals[order[q]] >= vals[best]:
                 best = order[q]
         sort_key[best] = 1 << 40
-        _sort_desc(sort_key, order)
+        sort_desc(sort_key, order, h)
         for q in range(h):
             if last:
                 canon[i, 1 + order[q]] = 1 + q
@@ -173,21 +173,6 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
         if last:  # and whether keeping three is at least as good as the best throw
             b = b * 2 + (1 if keep >= vals[best] else 0)
         out[i] = b
-
-
-@njit(cache=True, nogil=True)
-def _sort_desc(keys, order):
-    """Positions by ``keys`` high to low, stable."""
-    h = keys.shape[0]
-    for j in range(h):
-        order[j] = j
-    for j in range(1, h):
-        x = order[j]
-        t = j - 1
-        while t >= 0 and keys[order[t]] < keys[x]:
-            order[t + 1] = order[t]
-            t -= 1
-        order[t + 1] = x
 
 
 def _offsets(n_states: int, h: int, last: bool):
