@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels import popcount as ctpop
+
 
 def _multiset_table(k: int) -> np.ndarray:
     """Dense ids of rank multisets of size ``k`` given sorted high to low:
@@ -32,11 +34,8 @@ _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np
 
 @njit(cache=True, nogil=True, inline="always")
 def popcount(x):
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
+    """The number of set bits of a non-negative integer, as an int64 (the engine's ctpop)."""
+    return np.int64(ctpop(np.uint64(x)))
 
 
 def _straight_states() -> np.ndarray:
