@@ -104,6 +104,33 @@ def made_class(rank_counts, max_suit, straight):
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def best_draw(made, max_suit, straight):
+    """The best draw beside a :func:`made_class` ``made``: 0 none, 1 a gutshot or three to a
+    flush, 2 open-ended or four to a flush; 0 from a straight or flush up (``made >= 4``).
+    One return on purpose: written with several, it made Slovak's exchange2 kernel 13-66% slower."""
+    draw = 0
+    if made < 4:
+        if max_suit == 4 or straight == 2:
+            draw = 2
+        elif max_suit == 3 or straight == 1:
+            draw = 1
+    return draw
+
+
+@njit(cache=True, nogil=True)
+def ranks3_desc(c0, c1, c2):
+    """The ranks of three cards, high to low."""
+    r0, r1, r2 = c0 >> 2, c1 >> 2, c2 >> 2
+    if r0 < r1:
+        r0, r1 = r1, r0
+    if r1 < r2:
+        r1, r2 = r2, r1
+    if r0 < r1:
+        r0, r1 = r1, r0
+    return r0, r1, r2
+
+
 def dense_ids(values) -> np.ndarray:
     """A lookup table: value -> dense id (order of first sorted appearance), -1 elsewhere."""
     values = sorted(set(int(v) for v in values))

@@ -37,8 +37,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, dense_ids, made_class, multiset_ranks, sort_desc,
-                      straight_state)
+from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, best_draw, dense_ids, made_class, multiset_ranks,
+                      ranks3_desc, sort_desc, straight_state)
 
 
 def _flush_combos() -> np.ndarray:
@@ -95,14 +95,7 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
                 order[0] = f
         for k in range(3):
             canon[i, order[k]] = k
-        # flop ranks high to low
-        f0, f1, f2 = flop[i, 0] >> 2, flop[i, 1] >> 2, flop[i, 2] >> 2
-        if f0 < f1:
-            f0, f1 = f1, f0
-        if f1 < f2:
-            f1, f2 = f2, f1
-        if f0 < f1:
-            f0, f1 = f1, f0
+        f0, f1, f2 = ranks3_desc(flop[i, 0], flop[i, 1], flop[i, 2])
         code = 0
         coarse = 0
         for k in range(3):
@@ -147,13 +140,7 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
                     made9 = 4
             else:
                 made9 = (0, 0, 5, 6, 7, 8)[made]
-            draw = 0
-            if made < 4:
-                if m == 4 or st == 2:
-                    draw = 2
-                elif m == 3 or st == 1:
-                    draw = 1
-            coarse = coarse * 27 + made9 * 3 + draw
+            coarse = coarse * 27 + made9 * 3 + best_draw(made, m, st)
         if fine:
             r0 = hand[i, order[0]] >> 2
             r1 = hand[i, order[1]] >> 2

@@ -48,8 +48,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, made_class, multiset_ranks, per_action_state,
-                      policy_first, straight_state)
+from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, best_draw, made_class, multiset_ranks, per_action_state,
+                      policy_first, ranks3_desc, straight_state)
 
 N_HAND = 169
 N_FINE1 = N_HAND * 9 * 3 * 4
@@ -147,13 +147,7 @@ def _kernel2(up, board, seat, level, out, canon, multi2, multi3, rank_group):
         canon[i, 1 + g] = 2
         suited = (c0 & 3) == (c1 & 3)
         if fine:
-            b0, b1, b2 = board[i, 0] >> 2, board[i, 1] >> 2, board[i, 2] >> 2
-            if b0 < b1:
-                b0, b1 = b1, b0
-            if b1 < b2:
-                b1, b2 = b2, b1
-            if b0 < b1:
-                b0, b1 = b1, b0
+            b0, b1, b2 = ranks3_desc(board[i, 0], board[i, 1], board[i, 2])
             if suited:
                 su = fs[0]
             else:
@@ -181,13 +175,7 @@ def _kernel2(up, board, seat, level, out, canon, multi2, multi3, rank_group):
                     m = max(m, k)
             st = straight_state(mask)
             made = made_class(rc, m, st)
-            draw = 0
-            if made < 4:
-                if m == 4 or st == 2:
-                    draw = 2
-                elif m == 3 or st == 1:
-                    draw = 1
-            code = code * 18 + made * 3 + draw
+            code = code * 18 + made * 3 + best_draw(made, m, st)
         if level == 1:
             code = code * 91 + multi2[cf >> 2, cg >> 2]
         else:
