@@ -292,3 +292,17 @@ def policy_first(canon: np.ndarray, choice: np.ndarray) -> np.ndarray:
     out = canon + (canon < k0[:, None])
     out[rows, choice] = 0
     return out
+
+
+_BUILTIN: dict = {}
+
+
+def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray:
+    """The actions (n,) int64 the built-in policy ``spec`` takes at ``game``'s ``decision``
+    (such a policy reads the observation alone, so a bucket's canonical order may use it)."""
+    fn = _BUILTIN.get((game, decision, spec))
+    if fn is None:
+        from strategies import resolve  # the policies build on the games; resolved once, lazily
+
+        fn = _BUILTIN[(game, decision, spec)] = resolve(game, decision, spec)[1]
+    return np.asarray(fn(obs, None), dtype=np.int64)

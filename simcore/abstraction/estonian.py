@@ -37,8 +37,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, best_draw, dense_ids, made_class, multiset_ranks,
-                      ranks3_desc, sort_desc, straight_state)
+from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, best_draw, builtin_choice, dense_ids, made_class,
+                      multiset_ranks, ranks3_desc, sort_desc, straight_state)
 
 
 def _flush_combos() -> np.ndarray:
@@ -152,18 +152,7 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
             out[i] = coarse
 
 
-POLICY = {"pass": "thoughtful", "discard": "best-potential"}
-_POLICIES: dict = {}
-
-
-def _policy_choice(decision, obs):
-    """The position the best built-in policy of ``decision`` throws (it reads the observation alone)."""
-    fn = _POLICIES.get(decision)
-    if fn is None:
-        from strategies import resolve  # the policies build on the games; resolved once, lazily
-
-        fn = _POLICIES[decision] = resolve("estonian", decision, POLICY[decision])[1]
-    return fn(obs, None)
+POLICY = {"pass": "thoughtful", "discard": "best-potential"}  # the best built-in policy per decision
 
 
 def _make(level: int, decision: str):
@@ -174,7 +163,7 @@ def _make(level: int, decision: str):
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
         first = (np.zeros(n, np.int64) if level == 2
-                 else np.ascontiguousarray(_policy_choice(decision, obs), dtype=np.int64))
+                 else np.ascontiguousarray(builtin_choice("estonian", decision, POLICY[decision], obs)))
         _kernel(hand, flop, level, first, out, canon, MULTI3, FLUSH_IDS, RANK_GROUP)
         return out, canon
 

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import COMB, multiset_index, multiset_unrank, n_multisets, popcount, sort_desc
+from ._common import COMB, builtin_choice, multiset_index, multiset_unrank, n_multisets, popcount, sort_desc
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
 # FITS[mask]: the ranks of ``mask`` lie inside one five-rank window (the ace also low)
@@ -124,26 +124,15 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
         out[i] = (multiset_index(srt, 3, comb) * 3 + group) * P + seat
 
 
-_CONCEAL = []
-
-
-def _conceal(obs):
-    """The hand the built-in ``conceal`` policy places the card on (it reads the observation
-    alone: the seat's hands, the cards in sight and the card)."""
-    if not _CONCEAL:
-        from strategies import resolve  # the policies build on the games; resolved once, lazily
-
-        _CONCEAL.append(resolve("russian", "place", "conceal")[1])
-    return _CONCEAL[0](obs, None)
-
-
 def _make(level: int):
     def kernel(obs, round=0):
         flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
         n = flop.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
-        first = np.ascontiguousarray(_conceal(obs), dtype=np.int64)
+        # the hand the built-in `conceal` places the card on (it reads the seat's hands, the cards
+        # in sight and the card)
+        first = np.ascontiguousarray(builtin_choice("russian", "place", "conceal", obs))
         _kernel(flop, np.asarray(obs["up"], dtype=np.int8),
                 np.asarray(obs["placed"], dtype=np.int8),
                 np.ascontiguousarray(obs["own_down"], dtype=np.int8),

@@ -48,8 +48,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, best_draw, made_class, multiset_ranks, per_action_state,
-                      policy_first, ranks3_desc, straight_state)
+from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, best_draw, builtin_choice, made_class,
+                      multiset_ranks, per_action_state, policy_first, ranks3_desc, straight_state)
 
 N_HAND = 169
 N_FINE1 = N_HAND * 9 * 3 * 4
@@ -196,23 +196,13 @@ def _make(decision, level):
             _kernel2(up, np.ascontiguousarray(obs["board"], dtype=np.int8), seat, level, out, canon,
                      MULTI2, MULTI3, RANK_GROUP)
         if level < 2:
-            canon = policy_first(canon, _policy_choice(decision, obs))
+            canon = policy_first(canon, builtin_choice("slovak", decision, POLICY, obs))
         return out, canon
 
     return kernel
 
 
-POLICY = "thoughtful"
-_POLICY: list = []
-
-
-def _policy_choice(decision, obs):
-    """The action the built-in ``thoughtful`` policy takes (it reads the observation alone)."""
-    if not _POLICY:
-        from strategies import resolve  # the policies build on the games; resolved once, lazily
-
-        _POLICY.append({d: resolve("slovak", d, POLICY)[1] for d in ("exchange1", "exchange2")})
-    return np.asarray(_POLICY[0][decision](obs, None), dtype=np.int64)
+POLICY = "thoughtful"  # its action is canonical action 0 in coarse and medium
 
 
 def _hand_text(hc: int) -> str:

@@ -51,8 +51,8 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction, identity_canon
-from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, canonical_suits, class_id, class_keys,
-                      multiset_index, multiset_unrank, policy_first, popcount, sort_desc)
+from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, builtin_choice, canonical_suits, class_id,
+                      class_keys, multiset_index, multiset_unrank, policy_first, popcount, sort_desc)
 
 N_CLASS5 = 134_459
 N_CLASS4 = 16_432
@@ -227,18 +227,7 @@ def _open_kernel(hand, mask, open_card, level, keys4, empty, out):
             out[i] = (((pat * 4 + rank) * 5 + RANK_GROUP[oc >> 2]) * 5 + same_suit) * 3 + vs
 
 
-POLICY = {"draw": "draw-poker", "open": "both-halves"}
-_POLICIES: dict = {}
-
-
-def _policy_choice(decision, obs):
-    """The action the best built-in policy of ``decision`` takes (it reads the observation alone)."""
-    fn = _POLICIES.get(decision)
-    if fn is None:
-        from strategies import resolve  # the policies build on the games; resolved once, lazily
-
-        fn = _POLICIES[decision] = resolve("sviten", decision, POLICY[decision])[1]
-    return np.asarray(fn(obs, None), dtype=np.int64)
+POLICY = {"draw": "draw-poker", "open": "both-halves"}  # the best built-in policy per decision
 
 
 def _draw(level):
@@ -249,7 +238,7 @@ def _draw(level):
         canon = np.empty((n, 32), np.int64)
         _draw_kernel(hand, int(obs["seat"]), int(obs["n_players"]), level, class_keys(5), COMB, out, canon)
         if level < 2:
-            canon = policy_first(canon, _policy_choice("draw", obs))
+            canon = policy_first(canon, builtin_choice("sviten", "draw", POLICY["draw"], obs))
         return out, canon
 
     return kernel
@@ -265,7 +254,7 @@ def _open(level):
                      class_keys(4) if level == 2 else np.zeros(1, np.int64), OPEN_SIZES[level] - 1, out)
         canon = identity_canon(n, 2)
         if level < 2:
-            canon = policy_first(np.array(canon), _policy_choice("open", obs))
+            canon = policy_first(np.array(canon), builtin_choice("sviten", "open", POLICY["open"], obs))
         return out, canon
 
     return kernel
