@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import Abstraction
+from . import NAMES, Abstraction
 from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, best_draw, builtin_choice, made_class,
                       multiset_ranks, per_action_state, policy_first, ranks3_desc, straight_state)
 
@@ -248,31 +248,17 @@ def _describe(decision: str, level: int, P: int):
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
+    # per granularity (coarse, medium, fine): buckets per seat, what they say, version
     if decision == "exchange1":
-        return {
-            "coarse": Abstraction("slovak", decision, "coarse", N_HAND * P, 3,
-                                  "starting hand (169) and seat", _make(decision, 0), key=(P,), version=2,
-                              describer=_describe(decision, 0, P)),
-            "medium": Abstraction("slovak", decision, "medium", N_HAND * 9 * P, 3,
-                                  "starting hand and how many of each card's rank are in sight elsewhere, "
-                                  "and seat", _make(decision, 1), key=(P,), version=2,
-                              describer=_describe(decision, 1, P)),
-            "fine": Abstraction("slovak", decision, "fine", N_FINE1 * P, 3,
-                                "starting hand, its ranks and suit in sight elsewhere, the best pair "
-                                "shown, and seat", _make(decision, 2), key=(P,),
-                              describer=_describe(decision, 2, P)),
-        }
-    return {
-        "coarse": Abstraction("slovak", decision, "coarse", N_COARSE2 * P, 3,
-                              "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "rank groups of the face-up cards, and seat", _make(decision, 0), key=(P,), version=2,
-                              describer=_describe(decision, 0, P)),
-        "medium": Abstraction("slovak", decision, "medium", 18 ** 3 * 91 * P, 3,
-                              "per action the made hand and draw of the kept face-up cards with the flop, "
-                              "exact ranks of the face-up cards, and seat", _make(decision, 1), key=(P,), version=2,
-                              describer=_describe(decision, 1, P)),
-        "fine": Abstraction("slovak", decision, "fine", N_FINE2 * P, 3,
-                            "exact ranks of the face-up cards and the flop, flush-relevant suit counts, "
-                            "and seat", _make(decision, 2), key=(P,),
-                              describer=_describe(decision, 2, P)),
-    }
+        specs = ((N_HAND, "starting hand (169) and seat", 2),
+                 (N_HAND * 9, "starting hand and how many of each card's rank are in sight elsewhere, and seat", 2),
+                 (N_FINE1, "starting hand, its ranks and suit in sight elsewhere, the best pair shown, and seat", 1))
+    else:
+        specs = ((N_COARSE2, "per action the made hand and draw of the kept face-up cards with the flop, rank groups "
+                             "of the face-up cards, and seat", 2),
+                 (18 ** 3 * 91, "per action the made hand and draw of the kept face-up cards with the flop, exact "
+                                "ranks of the face-up cards, and seat", 2),
+                 (N_FINE2, "exact ranks of the face-up cards and the flop, flush-relevant suit counts, and seat", 1))
+    return {name: Abstraction("slovak", decision, name, size * P, 3, text, _make(decision, level), key=(P,),
+                              version=version, describer=_describe(decision, level, P))
+            for level, (name, (size, text, version)) in enumerate(zip(NAMES, specs))}

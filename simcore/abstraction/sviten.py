@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import Abstraction, identity_canon
+from . import NAMES, Abstraction, identity_canon
 from ._common import (COMB, RANK_GROUP_NAMES, RANKS, STRAIGHT_STATE, builtin_choice, canonical_suits, class_id,
                       class_keys, multiset_index, multiset_unrank, policy_first, popcount, sort_desc)
 
@@ -326,32 +326,23 @@ def _describe_open(level: int):
 
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
-    P = n_players
+    # per granularity (coarse, medium, fine): buckets, what they say, version
     if decision == "draw":
-        return {
-            "coarse": Abstraction("sviten", "draw", "coarse", N_COARSE_DRAW, 32,
-                                  "draw-poker's draw first; the made hand (9), four to a flush, a straight "
-                                  "draw (3) and the top card's rank group (5)", _draw(0),
-                                  key=(P,), version=2, describer=_describe_draw(0)),
-            "medium": Abstraction("sviten", "draw", "medium", N_MEDIUM_DRAW, 32,
-                                  "draw-poker's draw first; the ranks of the five cards (6,188) and their "
-                                  "flush shape (7)", _draw(1), key=(P,), version=2,
-                                  describer=_describe_draw(1)),
-            "fine": Abstraction("sviten", "draw", "fine", N_FINE_DRAW, 32,
-                                "exact suit-isomorphic class of the five cards (134,459) and the half of "
-                                "the table the seat sits in", _draw(2), key=(P,), describer=_describe_draw(2)),
-        }
-    return {
-        "coarse": Abstraction("sviten", "open", "coarse", N_COARSE_OPEN, 2,
-                              "kept cards' rank pattern; the open card's pairs, rank group, suit count and "
-                              "rank against the thrown card",
-                              _open(0), key=(P,), version=3, describer=_describe_open(0)),
-        "medium": Abstraction("sviten", "open", "medium", N_MEDIUM_OPEN, 2,
-                              "kept cards' rank pattern; the open card's pairs, rank, suit count and rank "
-                              "against the thrown card",
-                              _open(1), key=(P,), version=3, describer=_describe_open(1)),
-        "fine": Abstraction("sviten", "open", "fine", N_FINE_OPEN, 2,
-                            "exact class of the four kept cards with the open card, and the open card "
-                            "against the thrown one", _open(2), key=(P,), version=2,
-                            describer=_describe_open(2)),
-    }
+        n_actions, make, describer = 32, _draw, _describe_draw
+        specs = ((N_COARSE_DRAW, "draw-poker's draw first; the made hand (9), four to a flush, a straight draw (3) and "
+                                 "the top card's rank group (5)", 2),
+                 (N_MEDIUM_DRAW, "draw-poker's draw first; the ranks of the five cards (6,188) and their flush shape "
+                                 "(7)", 2),
+                 (N_FINE_DRAW, "exact suit-isomorphic class of the five cards (134,459) and the half of the table the "
+                               "seat sits in", 1))
+    else:
+        n_actions, make, describer = 2, _open, _describe_open
+        specs = ((N_COARSE_OPEN, "kept cards' rank pattern; the open card's pairs, rank group, suit count and rank "
+                                 "against the thrown card", 3),
+                 (N_MEDIUM_OPEN, "kept cards' rank pattern; the open card's pairs, rank, suit count and rank against "
+                                 "the thrown card", 3),
+                 (N_FINE_OPEN, "exact class of the four kept cards with the open card, and the open card against the "
+                               "thrown one", 2))
+    return {name: Abstraction("sviten", decision, name, size, n_actions, text, make(level), key=(n_players,),
+                              version=version, describer=describer(level))
+            for level, (name, (size, text, version)) in enumerate(zip(NAMES, specs))}
