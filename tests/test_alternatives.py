@@ -69,23 +69,6 @@ def test_it_is_the_hand_written_loop_at_any_thread_count():
     assert other[2] != want[2]
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a LocalCluster of two single-threaded worker processes."""
-    import logging
-
-    from simcore.engine import executors
-
-    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        executors.close_dask(cluster.scheduler_address)
-        cluster.close()
-
-
 @pytest.mark.parametrize("executor", ["processes", "dask"])
 def test_worker_processes_and_dask_give_the_same_numbers(executor, request):
     v = get_variant("estonian")

@@ -80,19 +80,6 @@ def _add(a, b):
     return a + b
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of a LocalCluster of two single-threaded worker processes."""
-    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        executors.close_dask(cluster.scheduler_address)
-        cluster.close()
-
-
 @pytest.fixture(params=["processes", "dask"])
 def where(request):
     """Keyword arguments that send a run to two worker processes, or to the LocalCluster."""

@@ -228,18 +228,6 @@ def test_bad_tables_are_refused_when_saved(tmp):
         load_table(tmp / "junk.npz")
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    distributed = pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        executors.close_dask(cluster.scheduler_address)
-        cluster.close()
-
-
 @pytest.mark.parametrize("where", ["processes", "dask"])
 def test_workers_rebuild_table_policies(tmp, where, request):
     """Processes and Dask workers give the numbers of one thread, for a pure and a mixed table."""
