@@ -62,6 +62,10 @@ class Abstraction:
     version: int = 1
     key: tuple = ()  # what else the buckets depend on (player count, options), for table files
     describer: Callable | None = field(default=None, repr=False, compare=False)
+    # ``bucket_kernel(obs, round) -> buckets (n,) int64``: the same buckets without the canonical
+    # order, where that order costs most of the work (a built-in policy's answer). A table
+    # look-up then orders only the rows whose bucket holds an entry.
+    bucket_kernel: Callable | None = field(default=None, repr=False, compare=False)
 
     def observe(self, obs: dict, round: int | None = None):
         """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation."""
@@ -71,7 +75,15 @@ class Abstraction:
 
     def buckets(self, obs: dict, round: int | None = None) -> np.ndarray:
         """The bucket id of each row, in ``[0, n_buckets)``."""
+        if self.bucket_kernel is not None:
+            return self.bucket_kernel(obs, int(obs.get("round", 0) if round is None else round))
         return self.observe(obs, round)[0]
+
+    def observe_rows(self, obs: dict, rows: np.ndarray, round: int | None = None):
+        """:meth:`observe` of the rows ``rows`` (an index array) alone: the same buckets and
+        canonical order as those rows get in the whole observation (each row is its own)."""
+        r = int(obs.get("round", 0) if round is None else round)
+        return self.kernel(observation_rows(obs, rows, self.game, self.decision), r)
 
     def actions(self, obs: dict, round: int | None = None) -> np.ndarray:
         """``canon (n, n_actions) int64``: the canonical index of each real action."""
@@ -92,6 +104,22 @@ class Abstraction:
         return {"game": self.game, "decision": self.decision, "name": self.name,
                 "n_buckets": int(self.n_buckets), "n_actions": int(self.n_actions),
                 "version": int(self.version)}
+
+
+_ROW_KEYS: dict = {}
+
+
+def observation_rows(obs: dict, rows: np.ndarray, game: str, decision: str) -> dict:
+    """The observation of the deals ``rows`` alone: every array the game declares per deal
+    (shape ``("n", ...)``) and ``legal``, indexed by ``rows``; the rest as it is."""
+    keys = _ROW_KEYS.get((game, decision))
+    if keys is None:
+        from ..variants import get_variant
+
+        declared = get_variant(game).decision(decision).obs
+        keys = _ROW_KEYS[(game, decision)] = frozenset(
+            [o.name for o in declared if len(o.shape) and o.shape[0] == "n"] + ["legal"])
+    return {k: (a[rows] if k in keys and isinstance(a, np.ndarray) else a) for k, a in obs.items()}
 
 
 def to_real(canon: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -162,4 +190,4 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
 
 
 __all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "draw_mixed", "GAMES",
-           "NAMES"]
+           "NAMES", "observation_rows"]

@@ -125,14 +125,15 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
 
 
 def _make(level: int):
-    def kernel(obs, round=0):
+    def kernel(obs, round=0, order=True):
         flop = np.ascontiguousarray(obs["flop"], dtype=np.int8)
         n = flop.shape[0]
         out = np.empty(n, np.int64)
         canon = np.empty((n, 3), np.int64)
         # the hand the built-in `conceal` places the card on (it reads the seat's hands, the cards
-        # in sight and the card)
-        first = np.ascontiguousarray(builtin_choice("russian", "place", "conceal", obs))
+        # in sight and the card); the buckets do not depend on it (``order=False``: buckets only)
+        first = (np.ascontiguousarray(builtin_choice("russian", "place", "conceal", obs)) if order
+                 else np.zeros(n, np.int64))
         _kernel(flop, np.asarray(obs["up"], dtype=np.int8),
                 np.asarray(obs["placed"], dtype=np.int8),
                 np.ascontiguousarray(obs["own_down"], dtype=np.int8),
@@ -140,7 +141,10 @@ def _make(level: int):
                 canon)
         return out, canon
 
-    return kernel
+    def buckets(obs, round=0):
+        return kernel(obs, round, order=False)[0]
+
+    return kernel, buckets
 
 
 _MADE = ("high card", "a pair", "two pair", "trips+")
@@ -177,20 +181,21 @@ def _describe(level: int, P: int):
 
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
+    made = [_make(level) for level in range(3)]  # (kernel, buckets only)
     return {
         "coarse": Abstraction(
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it), the card's "
             "rank group and the seat",
-            _make(0), key=(P,), version=3, describer=_describe(0, P)),
+            made[0][0], key=(P,), version=3, bucket_kernel=made[0][1], describer=_describe(0, P)),
         "medium": Abstraction(
             "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, what the card does on it), the card's rank "
             "group and the seat",
-            _make(1), key=(P,), version=3, describer=_describe(1, P)),
+            made[1][0], key=(P,), version=3, bucket_kernel=made[1][1], describer=_describe(1, P)),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
-            "the card does on it), the card's rank group and the seat", _make(2), key=(P,), version=3,
-            describer=_describe(2, P)),
+            "the card does on it), the card's rank group and the seat", made[2][0], key=(P,), version=3,
+            bucket_kernel=made[2][1], describer=_describe(2, P)),
     }

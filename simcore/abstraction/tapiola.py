@@ -98,7 +98,9 @@ def _throw_values(hand, held, centre, towers, lowball, last, c, vals):
 
 
 @njit(cache=True, nogil=True)
-def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets, comb, out, canon):
+def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets, comb, out, canon, ordered=True):
+    """Buckets into ``out`` and the canonical order into ``canon``; ``ordered`` False (a discard's
+    buckets alone, which do not depend on it): no canonical order, nor the hands it needs."""
     n, h = hand.shape
     state = np.empty(h, np.int64)
     order = np.empty(h, np.int64)
@@ -150,6 +152,12 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
         sort_desc(sort_key, order, h)
         for q in range(k):
             sorted_states[q] = state[order[q]]
+        rnd = h - k
+        if rnd < 0 or rnd > 2:
+            rnd = 2
+        if not ordered and not last:
+            out[i] = offsets[rnd] + multiset_index(sorted_states, k, comb)
+            continue
         # canonical order: the throw that leaves the best hand first (on equal hands the
         # higher state), then by state high to low, thrown positions last
         keep = _throw_values(hand[i], held[i], centre[i], towers[i], lowball, last, work, vals)
@@ -166,9 +174,6 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
                 canon[i, order[q]] = q
         if last:
             canon[i, 0] = 0
-        rnd = h - k
-        if rnd < 0 or rnd > 2:
-            rnd = 2
         b = offsets[rnd] + multiset_index(sorted_states, k, comb)
         if last:  # and whether keeping three is at least as good as the best throw
             b = b * 2 + (1 if keep >= vals[best] else 0)
@@ -188,7 +193,7 @@ def _make(lowball: bool, level: int, last: bool, h: int):
     n_states = int(groups.max() + 1) * n_class
     offsets, total = _offsets(n_states, h, last)
 
-    def kernel(obs, round=0):
+    def kernel(obs, round=0, order=True):
         hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
         n = hand.shape[0]
         out = np.empty(n, np.int64)
@@ -196,10 +201,14 @@ def _make(lowball: bool, level: int, last: bool, h: int):
         _kernel(hand, np.ascontiguousarray(obs["held"], dtype=np.bool_),
                 np.ascontiguousarray(obs["centre"], dtype=np.int8),
                 np.ascontiguousarray(obs["towers"], dtype=np.int8), lowball, groups, n_class, last, offsets, COMB,
-                out, canon)
+                out, canon, order)
         return out, canon
 
-    return kernel, total, _describer(lowball, level, last, h, groups, n_class, n_states, offsets)
+    def buckets(obs, round=0):  # a discard's buckets without its canonical order (the costly part)
+        return kernel(obs, round, order=False)[0]
+
+    return (kernel, None if last else buckets, total,
+            _describer(lowball, level, last, h, groups, n_class, n_states, offsets))
 
 
 _GROUP_NAMES = {
@@ -238,11 +247,11 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     key = (n_players, tuple(sorted(variant.opts.items())))
     out = {}
     for level, name in enumerate(("coarse", "medium", "fine")):
-        kernel, total, describer = _make(lowball, level, last, h)
+        kernel, buckets, total, describer = _make(lowball, level, last, h)
         ranks = ("3 rank groups", "5 rank groups", "ranks")[level]
         out[name] = Abstraction(
             "tapiola", decision, name, total, h + 1 if last else h,
             f"the multiset of the held cards' states ({ranks} x what the card does with the cards in "
             "sight); the number held gives the round", kernel, key=key,
-            version=4, describer=describer)
+            version=4, describer=describer, bucket_kernel=buckets)
     return out
