@@ -265,6 +265,7 @@ class TablePolicy:
         self.mixed = tf.mixed(decision)
         arr = tf.arrays[decision]
         self.table = arr if self.mixed else arr.astype(np.int16 if arr.max(initial=0) > 127 else np.int8)
+        self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0  # buckets with an entry
         self._abstractions = {}
         if fallback is None:
             spec = tf.header.get("fallback", {}).get(decision) or default_policy(variant.name, decision)
@@ -290,20 +291,40 @@ class TablePolicy:
 
     def __call__(self, obs, rng):
         a = self._abstraction(int(obs["n_players"]))
-        buckets, canon = a.observe(obs)
-        canon = np.ascontiguousarray(canon, dtype=np.int64)
         legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
         n = legal.shape[0]
-        out = np.empty(n, np.int64)
-        miss = np.empty(n, np.bool_)
-        if self.mixed:
-            draw_mixed(buckets, canon, self.table, legal, rng.random(n), out, miss)
+        u = rng.random(n) if self.mixed else None
+        if a.bucket_kernel is not None:
+            # The buckets alone are cheap: the canonical order only for the rows with an entry.
+            buckets = a.buckets(obs)
+            rows = np.flatnonzero(self._entry[buckets])
+            out = np.full(n, -1, np.int64)
+            miss = np.ones(n, np.bool_)
+            if len(rows):
+                sub_b, canon = a.observe_rows(obs, rows)
+                self._lookup(sub_b, np.ascontiguousarray(canon, dtype=np.int64), legal[rows],
+                             u[rows] if self.mixed else None, out, miss, rows)
         else:
-            _lookup_pure(buckets, canon, self.table, legal, out, miss)
+            buckets, canon = a.observe(obs)
+            out = np.empty(n, np.int64)
+            miss = np.empty(n, np.bool_)
+            self._lookup(buckets, np.ascontiguousarray(canon, dtype=np.int64), legal, u, out, miss)
         if miss.any():
             fb = np.asarray(self.fallback(obs, rng), dtype=np.int64)
             out[miss] = fb[miss]
         return out
+
+    def _lookup(self, buckets, canon, legal, u, out, miss, rows=None):
+        m = legal.shape[0]
+        o = out if rows is None else np.empty(m, np.int64)
+        x = miss if rows is None else np.empty(m, np.bool_)
+        if self.mixed:
+            draw_mixed(buckets, canon, self.table, legal, u, o, x)
+        else:
+            _lookup_pure(buckets, canon, self.table, legal, o, x)
+        if rows is not None:
+            out[rows] = o
+            miss[rows] = x
 
     def __repr__(self):
         return f"TablePolicy({self.file.path!r}, {self.decision})"
