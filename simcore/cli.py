@@ -117,8 +117,8 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
     p.add_argument("--field", help="policy spec of the field (every seat; the BR's fallback)")
     p.add_argument("--seat", type=int, default=None, metavar="K", help="the deviating seat (default: every seat)")
-    p.add_argument("--deals", "-d", type=int, default=DEFAULT_DEALS,
-                   help=f"fitting deals per stage and pass (default {DEFAULT_DEALS:,})")
+    p.add_argument("--deals", "-d", type=int, default=None,
+                   help=f"fitting deals per stage and pass (default {DEFAULT_DEALS:,}; Russian 32,768)")
     p.add_argument("--eval-deals", type=int, default=DEFAULT_EVAL_DEALS,
                    help=f"fresh deals the BR is measured on (default {DEFAULT_EVAL_DEALS:,}; the cap with --precision)")
     p.add_argument("--precision", type=float, help="stop measuring when the gain's 95%% half-width is at most this")
@@ -127,7 +127,14 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--min-visits", type=int, default=DEFAULT_MIN_VISITS,
                    help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS})")
-    p.add_argument("--passes", type=int, default=2, help="backward passes over the decisions (default 2)")
+    p.add_argument("--passes", type=int, default=None,
+                   help="backward passes over the decisions (default 2; Russian 4)")
+    p.add_argument("--confidence", type=float, default=None,
+                   help="the level at which a bucket's best action must be ahead of the field's play before the "
+                        "BR leaves the field (default 0.95; Russian 0: any positive mean over --min-visits tries)")
+    p.add_argument("--start", default=None, metavar="SPEC",
+                   help="what the deviator plays in the first pass at the stages not fitted yet (default: the "
+                        "field; Russian conceal); 'field' for the field")
     p.add_argument("--rollout", type=int, default=DEFAULT_ROLLOUT_K, metavar="K",
                    help=f"K of the rollout:K bound (default {DEFAULT_ROLLOUT_K}; 0: skip it)")
     p.add_argument("--rollout-deals", type=int, default=DEFAULT_ROLLOUT_DEALS,
@@ -655,7 +662,8 @@ def cmd_exploit(args) -> int:
     r = exploit(args.variant, args.players, args.field, seat=args.seat, deals=args.deals,
                 eval_deals=args.eval_deals, precision=args.precision, abstraction=args.abstraction,
                 seed=args.seed, options=_prefixed(args, "opt_") or None, min_visits=args.min_visits,
-                passes=args.passes, rollout=args.rollout, rollout_deals=args.rollout_deals,
+                passes=args.passes, confidence=args.confidence, start=args.start, rollout=args.rollout,
+                rollout_deals=args.rollout_deals,
                 executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
                 resume=args.resume, checkpoint_every=args.checkpoint_every, out=args.out,
                 progress=False if args.no_progress else None, **kw)
