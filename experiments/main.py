@@ -15,7 +15,7 @@ from pathlib import Path
 from .cells import OPTIONS as CELL_OPTIONS, add_arguments as add_cell_arguments
 
 
-EXPERIMENTS = ("estonian", "slovak", "tapiola", "sviten", "russian")
+EXPERIMENTS = ("estonian", "slovak", "tapiola", "sviten", "russian", "solved")
 
 
 def main(argv=None) -> int:
@@ -28,14 +28,15 @@ def main(argv=None) -> int:
     ap.add_argument("--results", type=Path, default=Path("results"), help="results folder (default ./results)")
     args = ap.parse_args(argv)
 
-    from . import estonian_pass, russian_placement, slovak_exchange, sviten_draw, tapiola_discards
+    from . import estonian_pass, russian_placement, slovak_exchange, solved, sviten_draw, tapiola_discards
 
+    # solved: the shipped solved tables re-checked (briefly; --full re-solves them), after the games
     jobs = {"estonian": estonian_pass, "slovak": slovak_exchange, "tapiola": tapiola_discards,
-            "sviten": sviten_draw, "russian": russian_placement}
+            "sviten": sviten_draw, "russian": russian_placement, "solved": solved}
     for name, module in jobs.items():
         if args.only and name not in args.only:
             continue
-        sub = ["--out", str(args.results / name)]
+        sub = ["--results", str(args.results)] if name == "solved" else ["--out", str(args.results / name)]
         if args.full:
             sub.append("--full")
         for flag in CELL_OPTIONS:
@@ -44,7 +45,8 @@ def main(argv=None) -> int:
         print(f"\n=== {name}: {module.__doc__.strip().splitlines()[0]}", flush=True)
         t = time.perf_counter()
         module.main(sub)
-        print(f"=== {name} done in {time.perf_counter() - t:.0f} s; results in {args.results / name}", flush=True)
+        where = args.results / ("solve" if name == "solved" else name)
+        print(f"=== {name} done in {time.perf_counter() - t:.0f} s; results in {where}", flush=True)
     return 0
 
 

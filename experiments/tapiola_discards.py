@@ -253,23 +253,14 @@ TOWER_TYPES = ["a tower card pairs the hand", "a tower card suits the long suit"
 THROWN = ["lowest card", "a paired card", "a long-suit card", "highest card", "another card"]
 
 
-def chart_table(n_situations, seed, policy):
-    """Round-1 discards of ``policy`` on random situations, by hand type and tower type."""
-    import pandas as pd
+def round1_classes(hand, towers, thrown):
+    """The first discard's situation and what it threw, as the discard chart reads them.
 
-    from strategies import tapiola as S
-
-    code = dict((n, c) for n, c, _ in S.DISCARD_POLICIES)[policy]
-    rng = np.random.default_rng(seed)
-    cards = np.argsort(rng.random((n_situations, 52)), axis=1)[:, :8].astype(np.int8)
-    hand = np.ascontiguousarray(cards[:, :5])
-    centre = np.ascontiguousarray(cards[:, 5])
-    towers = np.full((n_situations, 6), -1, np.int8)
-    towers[:, :2] = cards[:, 6:8]
-    held = np.ones((n_situations, 5), np.bool_)
-    thrown = np.empty(n_situations, np.int64)
-    S.discard_rows(hand, held, centre, towers, code, thrown)
-
+    ``hand`` (n, 5) the dealt hand cards, ``towers`` (n, >= 2) with the first tower cards
+    (A1, B1) first, ``thrown`` (n,) the index of the card thrown. Returns
+    (hand type index into HAND_TYPES, tower type into TOWER_TYPES, thrown into THROWN).
+    """
+    n_situations = len(hand)
     ranks, suits = hand >> 2, hand & 3
     rank_counts = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # (n, 5) multiplicity
     suit_counts = (suits[:, :, None] == suits[:, None, :]).sum(axis=2)
@@ -291,6 +282,27 @@ def chart_table(n_situations, seed, policy):
     paired = rank_counts[rows_i, thrown] >= 2
     in_long = long_suit & (suit_counts[rows_i, thrown] >= 3)
     what = np.where(paired, 1, np.where(in_long, 2, np.where(lowest, 0, np.where(highest, 3, 4))))
+    return htype, ttype, what
+
+
+def chart_table(n_situations, seed, policy):
+    """Round-1 discards of ``policy`` on random situations, by hand type and tower type."""
+    import pandas as pd
+
+    from strategies import tapiola as S
+
+    code = dict((n, c) for n, c, _ in S.DISCARD_POLICIES)[policy]
+    rng = np.random.default_rng(seed)
+    cards = np.argsort(rng.random((n_situations, 52)), axis=1)[:, :8].astype(np.int8)
+    hand = np.ascontiguousarray(cards[:, :5])
+    centre = np.ascontiguousarray(cards[:, 5])
+    towers = np.full((n_situations, 6), -1, np.int8)
+    towers[:, :2] = cards[:, 6:8]
+    held = np.ones((n_situations, 5), np.bool_)
+    thrown = np.empty(n_situations, np.int64)
+    S.discard_rows(hand, held, centre, towers, code, thrown)
+
+    htype, ttype, what = round1_classes(hand, towers, thrown)
 
     rows = []
     for h, hname in enumerate(HAND_TYPES):

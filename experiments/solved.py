@@ -1,0 +1,743 @@
+"""Solved strategies: how each built-in does in a field of them, and where the best heuristic departs.
+
+Run ``python -m experiments.solved [--full] [--threads K] [--results DIR] [--games G ...]``.
+
+For every game with a shipped solved table (``strategies/solved_tables/``, the
+policy ``solved``; today Estonian and Slovak at 6 players, Tapiola when one is
+shipped), three studies, every comparison paired on the same deals:
+
+1. ``results/solve/solved_field.csv``: every built-in policy of each decision
+   (the game's own, as ``experiments/exploitability.py`` lists them), and the
+   least exploitable built-in as a whole, at seat 0 against a field of
+   ``solved`` (seat 0 keeps ``solved`` at its other decisions), paired with
+   seat 0 on ``solved`` (:func:`simcore.compare`): the gain per deal with its
+   95% interval. Issue 21's "no profitable deviation": none should be above 0
+   by more than its interval allows.
+2. The disagreement charts, in ``results/<game>/`` beside the heuristic charts:
+   seat 0 plays ``solved`` everywhere (S), then the best heuristic (:data:`GAMES`'
+   ``best``, the least exploitable built-in) at one decision and ``solved`` at the
+   others (H), on the same deals, in a field of ``solved``. Per situation class of
+   that decision: what each plays, how often they differ, and what S gains over H
+   there (the mean of seat 0's S minus H payoff over the class's deals, with its
+   95% interval; summed over the classes, weighted by frequency, it is exactly
+   the paired ``compare`` of S and H on the same seed). Estonian: the pass and the
+   discard by ``estonian_pass.classify``'s situations (``solved_pass``,
+   ``solved_discard``); Slovak: the 13x13 first-exchange chart
+   (``solved_exchange_chart``) and the second exchange by flop category
+   (``solved_exchange2``); Tapiola: the first discard by hand and tower type
+   (``solved_discard_chart``) and the last discard (``solved_last``).
+   ``results/solve/solved_top.csv``: per game, the situation classes where the
+   best heuristic loses the most to ``solved`` (its share of the overall gap).
+3. ``--full`` only: the shipped tables re-solved with the settings recorded in
+   ``results/solve/bench_<game>_<P>.json`` (:func:`simcore.solve.solve`), into
+   ``results/solve/resolved/``, and compared with the shipped table.
+
+Quick mode (default) re-checks the shipped tables briefly (about 30 s on two
+cores); ``--full`` is the committed run. ``results/solve/solved_provenance.json``
+records the command, seeds, deal counts, git commit, versions and seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .paired import ci_columns, seat0_paired
+from .studylog import StudyLog
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 2121
+BLOCK = 1 << 14  # simcore.compare's default block: the same deals as a compare of the same seed
+
+# Per game: the table size of its shipped table, and the best heuristic per decision (the least
+# exploitable built-in of experiments/bench_solve.py's measurement, results/solve/bench_<game>_6.json).
+GAMES = {
+    "estonian": dict(players=6, best={"pass": "thoughtful", "discard": "best-potential"}),
+    "slovak": dict(players=6, best={"exchange1": "thoughtful", "exchange2": "thoughtful"}),
+    "tapiola": dict(players=6, best={"discard": "made", "last": "best"}, scale=0.25),
+}
+# ``scale``: the share of the deal budgets a game gets (Tapiola plays four decisions a deal and
+# costs about four times Estonian's per deal).
+
+QUICK = dict(field_deals=1 << 16, chart_deals=1 << 17, rollout_deals=1 << 13, resolve=False)
+FULL = dict(field_deals=1 << 20, chart_deals=1 << 21, rollout_deals=1 << 17, resolve=True)
+
+
+# -- which tables -------------------------------------------------------------------------------
+
+
+def shipped(games=None) -> list[dict]:
+    """The shipped tables of :data:`GAMES` at their table size: game, players, options, path, the
+    policy spec that plays them (``solved``) and the table's decisions."""
+    from strategies.solved import shipped_tables
+
+    out = []
+    for tf in shipped_tables():
+        g = GAMES.get(tf.game)
+        if g is None or tf.n_players != g["players"] or (games and tf.game not in games):
+            continue
+        out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options), "path": tf.path,
+                    "spec": "solved", "decisions": tuple(tf.decisions)})
+    return out
+
+
+def table_entry(game: str, path: str) -> dict:
+    """An entry like :func:`shipped`'s for a table file that is not shipped (played as ``table:PATH``)."""
+    from strategies.table import load_table
+
+    if game not in GAMES:
+        raise ValueError(f"--table {game}={path}: no charts for {game!r} (games: {', '.join(GAMES)})")
+    tf = load_table(path)
+    if tf.game != game:
+        raise ValueError(f"--table {game}={path}: the file holds a {tf.game} table")
+    return {"game": game, "players": tf.n_players, "options": dict(tf.options), "path": str(path),
+            "spec": f"table:{path}", "decisions": tuple(tf.decisions)}
+
+
+def hero_spec(entry: dict, decision: str, policy: str) -> str:
+    """Seat 0 on ``policy`` at ``decision`` and on the solved table at the table's other decisions."""
+    return ",".join(f"{d}={policy if d == decision else entry['spec']}" for d in entry["decisions"])
+
+
+def _variant(entry):
+    from simcore.variants import get_variant
+
+    return get_variant(entry["game"], **entry["options"])
+
+
+# -- 1. every built-in in a field of solved ------------------------------------------------------
+
+
+def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: int = 0):
+    """Seat 0 on each built-in (one decision at a time, then the best heuristic at every decision)
+    against a field of the solved table, paired with seat 0 on the table: gain per deal, 95% CI."""
+    import pandas as pd
+
+    from simcore import compare
+
+    from .exploitability import builtin_policies
+
+    game, P, spec = entry["game"], entry["players"], entry["spec"]
+    best = GAMES[game]["best"]
+    runs = [(d, p, hero_spec(entry, d, p), n_deals) for d in entry["decisions"] for p in builtin_policies(game, d)]
+    whole = ",".join(f"{d}={best[d]}" for d in entry["decisions"])
+    runs.append(("all", "best heuristic", whole, n_deals))
+    if rollout_deals:
+        runs += [(d, "rollout:8", hero_spec(entry, d, "rollout:8"), rollout_deals) for d in entry["decisions"]]
+    rows = []
+    for k, (decision, policy, hero, deals) in enumerate(runs):
+        t = time.perf_counter()
+        r = compare(game, P, deals, seed + k, a=hero, b=spec, field=spec, options=entry["options"],
+                    threads=threads, progress=False)
+        d, se = r.stats.diff(0, 1)
+        rows.append({"game": game, "players": P, "decision": decision, "policy": policy, "hero": hero,
+                     "field": spec, "n": r.stats.n, "seed": seed + k, "gain": float(d), "gain_stderr": float(se),
+                     **ci_columns(float(d), float(se), "gain_"),
+                     "seconds": round(time.perf_counter() - t, 2)})
+        lo, hi = rows[-1]["gain_ci_low"], rows[-1]["gain_ci_high"]
+        print(f"  {game} {P}p {decision:9s} {policy:16s} gain {d:+.5f} [{lo:+.5f}, {hi:+.5f}]"
+              f"{'  <- beats solved' if lo > 0 else ''}", flush=True)
+    return pd.DataFrame(rows)
+
+
+# -- 2. disagreement by situation class ---------------------------------------------------------
+
+
+class Chart:
+    """One disagreement chart: the decision, the classes and how a block's deals fall into them.
+
+    ``classify(cards, outs, P, layout)`` gets a block's deals (as dealt), the two recorded
+    outcomes (S, H), the table size and the variant's slot layout, and returns
+    ``(cls, act_s, act_h)``: each deal's class index (into ``classes``) and the index into
+    ``labels`` of what S and H played there (-1 where seat 0 did not decide).
+    """
+
+    def __init__(self, name, decision, classes, labels, classify, title):
+        self.name, self.decision, self.classes, self.labels = name, decision, classes, labels
+        self.classify, self.title = classify, title
+
+
+def _sums(cls, diff, differ, act_s, act_h, k, m):
+    """Per class: [n, sum d, sum d^2, disagreements, sum d and sum d^2 over the deals where S and H
+    play differently (``differ``: their actions, not only their labels), S's label counts (m),
+    H's label counts (m)]."""
+    out = np.zeros((k, 6 + 2 * m))
+    np.add.at(out[:, 0], cls, 1.0)
+    np.add.at(out[:, 1], cls, diff)
+    np.add.at(out[:, 2], cls, diff * diff)
+    np.add.at(out[:, 3], cls, differ.astype(float))
+    np.add.at(out[:, 4], cls[differ], diff[differ])
+    np.add.at(out[:, 5], cls[differ], diff[differ] ** 2)
+    ok = act_s >= 0
+    np.add.at(out, (cls[ok], 6 + act_s[ok]), 1.0)
+    ok = act_h >= 0
+    np.add.at(out, (cls[ok], 6 + m + act_h[ok]), 1.0)
+    return out
+
+
+class ChartReduce:
+    """A block's (PairedStats of S and H at seat 0, per-class sums) for one chart of one game: a small
+    object that pickles by name (cells travel to processes and Dask)."""
+
+    def __init__(self, game: str, name: str, n_players: int, options: dict):
+        self.game, self.name, self.n_players, self.options = game, name, n_players, dict(options)
+        self.layout = None
+
+    def chart(self) -> Chart:
+        return next(c for c in _charts(self.game) if c.name == self.name)
+
+    def __call__(self, cards, outs):
+        if self.layout is None:
+            from simcore.variants import get_variant
+
+            self.layout = get_variant(self.game, **self.options).layout
+        chart = self.chart()
+        cls, act_s, act_h = chart.classify(cards, outs, self.n_players, self.layout)
+        diff = outs[0].payoffs[:, 0] - outs[1].payoffs[:, 0]
+        differ = differs(outs, chart.decision)
+        return seat0_paired(cards, outs), _sums(cls, diff, differ, act_s, act_h, len(chart.classes),
+                                                len(chart.labels))
+
+
+def differs(outs, decision: str) -> np.ndarray:
+    """Per deal: whether seat 0 played ``decision`` differently under S and H (any round of it)."""
+    keys = [k for k in outs[0].actions if k[0] == 0 and k[1] == decision]
+    if not keys:
+        raise ValueError(f"no recorded {decision} actions of seat 0")
+    out = np.zeros(len(outs[0].payoffs), bool)
+    for k in keys:
+        out |= outs[0].actions[k] != outs[1].actions[k]
+    return out
+
+
+def disagreement(entry: dict, chart: Chart, n_deals: int, seed: int, threads):
+    """S (solved everywhere) and H (the best heuristic at ``chart.decision``) at seat 0, in a field
+    of the solved table, on the same deals: one row per situation class, and the PairedStats of
+    the whole run (S minus H: what :func:`simcore.compare` of the same seed reports)."""
+    import pandas as pd
+
+    from simcore.engine import map_alternatives
+    from strategies import lineup
+
+    from simcore.engine.stats import interval
+
+    v = _variant(entry)
+    P, spec = entry["players"], entry["spec"]
+    best = GAMES[entry["game"]]["best"][chart.decision]
+    h = hero_spec(entry, chart.decision, best)
+    lus = [lineup(v, P, spec, spec), lineup(v, P, h, spec)]
+    reduce = ChartReduce(entry["game"], chart.name, P, entry["options"])
+    st, sums = map_alternatives(v, P, lus, n_deals, reduce, seed=seed, block_size=BLOCK, record=True,
+                                threads=threads)[0]
+    total = st.n
+    m = len(chart.labels)
+    rows = []
+    for c, name in enumerate(chart.classes):
+        n, s1, s2, dis, t1, t2 = sums[c, :6]
+        mean = s1 / n if n else np.nan
+        var = (s2 - n * mean * mean) / (n - 1) if n > 1 else np.nan
+        se = np.sqrt(max(var, 0.0) / n) if n > 1 else np.nan
+        contrib, cse = s1 / total, (np.sqrt(max(var, 0.0) * n) / total if n > 1 else np.nan)
+        # Where S and H play alike the difference is noise of mean zero (the table's later draws
+        # differ): the same quantity from the deals where they differ, with less noise.
+        dvar = (t2 - t1 * t1 / total) / (total - 1)  # per deal over all deals, zero where they agree
+        dc, dcse = t1 / total, np.sqrt(max(dvar, 0.0) / total)
+        row = {"game": entry["game"], "players": P, "decision": chart.decision, "class": name, "n": int(n),
+               "frequency": n / total, "heuristic": best, "disagree": dis / n if n else np.nan,
+               "gain": mean, "gain_stderr": se, **ci_columns(mean, se, "gain_"),
+               "contribution": contrib, "contribution_stderr": cse, **ci_columns(contrib, cse, "contribution_"),
+               "differ_contribution": dc, "differ_contribution_stderr": dcse,
+               **ci_columns(dc, dcse, "differ_contribution_"),
+               "gain_where_differ": t1 / dis if dis else np.nan}
+        f = n / total
+        row.update({"worth": dc / f if n else np.nan, "worth_stderr": dcse / f if n else np.nan,
+                    **ci_columns(dc / f if n else np.nan, dcse / f if n else np.nan, "worth_")})
+        ns, nh = sums[c, 6:6 + m].sum(), sums[c, 6 + m:].sum()
+        for j, lab in enumerate(chart.labels):
+            row[f"solved: {lab}"] = sums[c, 6 + j] / ns if ns else np.nan
+        for j, lab in enumerate(chart.labels):
+            row[f"{best}: {lab}"] = sums[c, 6 + m + j] / nh if nh else np.nan
+        rows.append(row)
+    d, dse = st.diff(0, 1)
+    lo, hi = interval(d, dse)
+    t1, t2 = sums[:, 4].sum(), sums[:, 5].sum()
+    dc, dcse = t1 / total, np.sqrt(max((t2 - t1 * t1 / total) / (total - 1), 0.0) / total)
+    rows.append({"game": entry["game"], "players": P, "decision": chart.decision, "class": "all", "n": int(total),
+                 "frequency": 1.0, "heuristic": best, "disagree": sums[:, 3].sum() / total,
+                 "gain": d, "gain_stderr": dse, "gain_ci_low": lo, "gain_ci_high": hi,
+                 "contribution": d, "contribution_stderr": dse, "contribution_ci_low": lo,
+                 "contribution_ci_high": hi, "differ_contribution": dc, "differ_contribution_stderr": dcse,
+                 **ci_columns(dc, dcse, "differ_contribution_"),
+                 "gain_where_differ": t1 / sums[:, 3].sum() if sums[:, 3].sum() else np.nan,
+                 "worth": dc, "worth_stderr": dcse, **ci_columns(dc, dcse, "worth_")})
+    df = pd.DataFrame(rows)
+    df["seed"] = seed
+    df["solved"] = spec
+    return df, st
+
+
+# -- the games' charts ---------------------------------------------------------------------------
+
+EST_PASS_LABELS = ("a key card", "another card", "the lowest card")
+
+
+def _estonian_roles(hands, flops):
+    """Per deal: estonian_pass.classify's situation and the per-card key roles (n, 3)."""
+    from .estonian_pass import classify
+
+    n = len(hands)
+    cls = np.empty(n, np.int64)
+    roles = np.empty((n, 3), bool)
+    for i in range(n):
+        cls[i], r = classify(hands[i].tolist(), flops[i].tolist())
+        roles[i] = r
+    return cls, roles
+
+
+def _pass_labels(acts, roles, hands):
+    """0: a key card, 1: another card; the lowest card counted apart in 2 when it is not key."""
+    rows = np.arange(len(acts))
+    key = roles[rows, acts]
+    low = acts == np.argmin(hands, axis=1)
+    return np.where(key, 0, np.where(low, 2, 1))
+
+
+def _slots(cards, layout, group, P, seat=None):
+    """The block's cards of one slot group (seat ``seat``'s, or the shared group's), (n, size)."""
+    return cards[:, layout.slots(group, P) if seat is None else layout.slots(group, P, seat=seat)]
+
+
+def estonian_pass_classify(cards, outs, P, layout):
+    hands, flop = _slots(cards, layout, "dealt", P, 0), _slots(cards, layout, "flop", P)
+    cls, roles = _estonian_roles(hands, flop)
+    a_s = outs[0].actions[(0, "pass", 0)]
+    a_h = outs[1].actions[(0, "pass", 0)]
+    return cls, _pass_labels(a_s, roles, hands), _pass_labels(a_h, roles, hands)
+
+
+EST_DISCARD_LABELS = ("a key card", "another kept card", "the received card")
+
+
+def held_at_discard(cards, passes, P, layout):
+    """Seat 0's three cards at the discard, [kept, kept, received], from every seat's pass (P, n):
+    seat 0 receives seat P-1's passed card (with two players the seats swap: the same seat)."""
+    n = len(cards)
+    rows = np.arange(n)
+    dealt = _slots(cards, layout, "dealt", P, 0)
+    keep = np.ones((n, 3), bool)
+    keep[rows, passes[0]] = False
+    kept = dealt[keep].reshape(n, 2)
+    src = P - 1
+    received = _slots(cards, layout, "dealt", P, src)[rows, passes[src]]
+    return np.concatenate([kept, received[:, None]], axis=1)
+
+
+def estonian_discard_classify(cards, outs, P, layout):
+    passes = np.stack([outs[0].actions[(s, "pass", 0)] for s in range(P)])
+    held = held_at_discard(cards, passes, P, layout)
+    cls, roles = _estonian_roles(held, _slots(cards, layout, "flop", P))
+
+    def labels(acts):
+        key = roles[np.arange(len(acts)), acts]
+        return np.where(acts == 2, 2, np.where(key, 0, 1))
+
+    return cls, labels(outs[0].actions[(0, "discard", 0)]), labels(outs[1].actions[(0, "discard", 0)])
+
+
+SLOVAK_LABELS = ("keep both", "muck the higher", "muck the lower")
+
+
+def slovak_class_index(hands):
+    """The 13x13 grid cell of two cards, rows and columns A..2, suited above the diagonal
+    (:func:`experiments.slovak_exchange.class_hand`'s layout): row * 13 + col."""
+    hands = hands.astype(np.int64)
+    r0, r1 = hands[:, 0] >> 2, hands[:, 1] >> 2
+    hi, lo = np.maximum(r0, r1), np.minimum(r0, r1)
+    suited = (hands[:, 0] & 3) == (hands[:, 1] & 3)
+    row = np.where(suited, 12 - hi, 12 - lo)
+    col = np.where(suited, 12 - lo, 12 - hi)
+    return (row * 13 + col).astype(np.int64)
+
+
+def _slovak_labels(acts, hands):
+    """0 keep both, 1 muck the higher card, 2 the lower (by card: rank, then suit)."""
+    higher0 = hands[:, 0] > hands[:, 1]
+    mucks0 = acts == 1
+    return np.where(acts == 0, 0, np.where(mucks0 == higher0, 1, 2))
+
+
+def slovak_exchange1_classify(cards, outs, P, layout):
+    hands = _slots(cards, layout, "up", P, 0)
+    return (slovak_class_index(hands), _slovak_labels(outs[0].actions[(0, "exchange1", 0)], hands),
+            _slovak_labels(outs[1].actions[(0, "exchange1", 0)], hands))
+
+
+SLOVAK2_LABELS = ("keep both", "muck the other card", "muck the card that plays")
+
+
+def slovak_up_at_exchange2(cards, act1, P, layout):
+    """Seat 0's face-up cards at the second exchange: a muck at the first turns down0 up in its place."""
+    up = _slots(cards, layout, "up", P, 0).copy()
+    down0 = _slots(cards, layout, "down", P, 0)[:, 0]
+    for a, pos in ((1, 0), (2, 1)):
+        m = act1 == a
+        up[m, pos] = down0[m]
+    return up
+
+
+def slovak_exchange2_classify(cards, outs, P, layout):
+    from .slovak_exchange import flop_categories
+
+    up = slovak_up_at_exchange2(cards, outs[0].actions[(0, "exchange1", 0)], P, layout)
+    cat, key = flop_categories(np.ascontiguousarray(up), np.ascontiguousarray(_slots(cards, layout, "flop", P)))
+
+    def labels(acts):  # action 1 mucks card 0, 2 card 1; the card that plays is ``key``
+        mucked = acts - 1
+        return np.where(acts == 0, 0, np.where(mucked == key, 2, 1))
+
+    return cat, labels(outs[0].actions[(0, "exchange2", 0)]), labels(outs[1].actions[(0, "exchange2", 0)])
+
+
+def _charts(game):
+    if game == "estonian":
+        from .estonian_pass import SITUATIONS
+
+        names = [s[0] for s in SITUATIONS]
+        return [Chart("solved_pass", "pass", names, EST_PASS_LABELS, estonian_pass_classify,
+                      "which card to pass, by the dealt cards and the flop"),
+                Chart("solved_discard", "discard", names, EST_DISCARD_LABELS, estonian_discard_classify,
+                      "which card to discard, by the three cards held and the flop")]
+    if game == "slovak":
+        from .slovak_exchange import EX2_CATEGORIES, class_hand
+
+        names = []
+        for i in range(13):
+            for j in range(13):
+                hand, kind = class_hand(i, j)
+                name = hand[0] + hand[3]
+                names.append(name if kind == "pair" else name + ("s" if kind == "suited" else "o"))
+        return [Chart("solved_exchange_chart", "exchange1", names, SLOVAK_LABELS, slovak_exchange1_classify,
+                      "the first exchange, by the two face-up cards"),
+                Chart("solved_exchange2", "exchange2", list(EX2_CATEGORIES), SLOVAK2_LABELS,
+                      slovak_exchange2_classify, "the second exchange, by what the flop did to the face-up cards")]
+    if game == "tapiola":
+        return _tapiola_charts()
+    raise ValueError(f"no solved charts for {game!r}")
+
+
+# Tapiola: the first discard by hand and tower type, the last discard by what the heuristic does.
+
+def _tapiola_charts():
+    from .tapiola_discards import HAND_TYPES, THROWN, TOWER_TYPES
+
+    names = [f"{h}; {t}" for h in HAND_TYPES for t in TOWER_TYPES]
+    return [Chart("solved_discard_chart", "discard", names, THROWN, tapiola_discard_classify,
+                  "the discards (classes: the first discard's hand and first tower cards; the gain covers "
+                  "all three discard rounds)"),
+            Chart("solved_last", "last", ["best keeps three", "best takes two + centre"],
+                  ("keep three", "two + centre"), tapiola_last_classify, "the optional last discard")]
+
+
+def tapiola_discard_classify(cards, outs, P, layout):
+    from .tapiola_discards import round1_classes
+
+    hand = np.ascontiguousarray(_slots(cards, layout, "hand", P, 0))
+    towers = _slots(cards, layout, "towers", P)[:, :2]  # A1 B1: the first tower cards
+    a_s, a_h = outs[0].actions[(0, "discard", 0)], outs[1].actions[(0, "discard", 0)]
+    htype, ttype, what_s = round1_classes(hand, towers, a_s)
+    _, _, what_h = round1_classes(hand, towers, a_h)
+    return htype * 3 + ttype, what_s, what_h
+
+
+def tapiola_last_classify(cards, outs, P, layout):
+    a_s = (outs[0].actions[(0, "last", 0)] > 0).astype(np.int64)
+    a_h = (outs[1].actions[(0, "last", 0)] > 0).astype(np.int64)
+    return a_h, a_s, a_h
+
+
+# -- charts -------------------------------------------------------------------------------------
+
+
+def plot_situations(df, chart: Chart, path):
+    """Per class: what solved and the heuristic play (stacked bars), and what S gains over H."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = df[(df["class"] != "all") & (df.n > 0)].iloc[::-1]
+    best = df.heuristic.iloc[0]
+    y = np.arange(len(d))
+    colours = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 1.2 + 0.55 * len(d) + 2),
+                                   gridspec_kw={"width_ratios": [1.5, 1]})
+    for who, off in (("solved", 0.2), (best, -0.2)):
+        left = np.zeros(len(d))
+        for j, lab in enumerate(chart.labels):
+            v = np.nan_to_num(d[f"{who}: {lab}"].to_numpy(float))
+            ax1.barh(y + off, v, 0.38, left=left, color=colours[j], label=lab if who == "solved" else None,
+                     alpha=1.0 if who == "solved" else 0.55)
+            left += v
+        for yi, txt in zip(y, d[f"{who}: {chart.labels[0]}"]):
+            ax1.text(1.01, yi + off, who, va="center", fontsize=6.5)
+    ax1.set_yticks(y, [f"{c}\n({f:.1%}; differ {g:.0%})" for c, f, g in zip(d["class"], d.frequency, d.disagree)],
+                   fontsize=7)
+    ax1.set_xlim(0, 1.16)
+    ax1.set_xlabel(f"share of the class's deals (upper bar: solved, lower: {best})")
+    ax1.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, -0.22), ncol=len(chart.labels), frameon=False)
+    ax1.set_title("what each plays")
+    err = np.vstack([d.worth - d.worth_ci_low, d.worth_ci_high - d.worth])
+    ax2.errorbar(100 * d.worth, y, xerr=100 * err, fmt="o", capsize=3, color="#55a868")
+    for yi, (_, r) in zip(y, d.iterrows()):
+        ax2.text(0.99, yi, f"{100 * r.differ_contribution:+.4f} points a deal overall",
+                 transform=ax2.get_yaxis_transform(), ha="right", va="center", fontsize=6.5, color="#444444")
+    ax2.axvline(0, color="grey", lw=0.8, ls="--")
+    ax2.set_yticks(y, [""] * len(y))
+    ax2.set_xlabel(f"solved minus {best}, per deal of the class (points of a pot, 95% CI)")
+    ax2.set_title("what the disagreement is worth")
+    ax2.grid(alpha=0.3)
+    a = df[df["class"] == "all"].iloc[0]
+    fig.suptitle(
+        f"{a.game.capitalize()}, {int(a.players)} players, {chart.title}: seat 0 on solved vs "
+        f"{chart.decision}={best} (solved elsewhere), field solved; {int(a.n):,} paired deals;\noverall "
+        f"{100 * a.gain:+.3f} [{100 * a.gain_ci_low:+.3f}, {100 * a.gain_ci_high:+.3f}] points a deal (all deals), "
+        f"{100 * a.worth:+.3f} [{100 * a.worth_ci_low:+.3f}, {100 * a.worth_ci_high:+.3f}] from the "
+        f"{a.disagree:.1%} of deals where they differ (the rest is the table's own noise, mean 0)", fontsize=9.5)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_grid(df, chart: Chart, path):
+    """Slovak's 13x13 first-exchange chart of the solved table, marked where the heuristic departs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import Patch
+
+    from .slovak_exchange import ACTION_COLOURS, RANKS
+
+    d = df[df["class"] != "all"].reset_index(drop=True)
+    best = d.heuristic.iloc[0]
+    fig, ax = plt.subplots(figsize=(13, 14))
+    img = np.ones((13, 13, 4))
+    for k, r in d.iterrows():
+        shares = [r[f"solved: {lab}"] for lab in chart.labels]
+        top = int(np.nanargmax(shares)) if r.n else 0
+        colour = to_rgba(ACTION_COLOURS[chart.labels[top]])
+        alpha = 0.35 + 0.65 * float(np.nan_to_num(shares[top]))
+        img[k // 13, k % 13] = [c * alpha + (1 - alpha) for c in colour[:3]] + [1.0]
+    ax.imshow(img, interpolation="nearest")
+    for k, r in d.iterrows():
+        i, j = divmod(k, 13)
+        shares = [r[f"solved: {lab}"] for lab in chart.labels]
+        heur = [r[f"{best}: {lab}"] for lab in chart.labels]
+        ax.text(j, i - 0.3, r["class"], ha="center", va="center", fontsize=9, weight="bold")
+        mix = "/".join(f"{100 * s:.0f}" for s in np.nan_to_num(shares))
+        ax.text(j, i - 0.05, mix, ha="center", va="center", fontsize=6.5)
+        if r.disagree > 0.05:
+            half = (r.worth_ci_high - r.worth_ci_low) / 2
+            h = chart.labels[int(np.nanargmax(heur))] if r.n else ""
+            ax.text(j, i + 0.18, f"{best[:4]}: {h.replace('muck the ', 'm.')}", ha="center", va="center",
+                    fontsize=5.5, color="#222222")
+            ax.text(j, i + 0.36, f"{100 * r.worth:+.2f}±{100 * half:.2f}", ha="center", va="center", fontsize=6,
+                    weight="bold" if r.worth_ci_low > 0 or r.worth_ci_high < 0 else "normal")
+    ax.set_xticks(range(13), list(RANKS[::-1]))
+    ax.set_yticks(range(13), list(RANKS[::-1]))
+    ax.set_xticks(np.arange(-0.5, 13), minor=True)
+    ax.set_yticks(np.arange(-0.5, 13), minor=True)
+    ax.grid(which="minor", color="white", lw=1.5)
+    ax.tick_params(which="minor", length=0)
+    handles = [Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
+    handles.append(Patch(color="#dddddd", label="paler: a mixed row (the top action's share lower)"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=4, fontsize=10)
+    a = df[df["class"] == "all"].iloc[0]
+    ax.set_title(
+        f"Slovak Double Barrel, first exchange of the solved table, seat 0 of {int(a.players)} in a field of solved\n"
+        f"each cell: class; solved's keep/muck-higher/muck-lower %; where {best} plays otherwise on over 5% of the "
+        f"class's deals:\nits action and what solved gains over it there (points per deal of the class, from the "
+        f"deals where they differ, ±95%;\nbold: away from 0 at 95%). Overall "
+        f"{100 * a.gain:+.3f} [{100 * a.gain_ci_low:+.3f}, {100 * a.gain_ci_high:+.3f}] points a deal, "
+        f"{int(a.n):,} paired deals, they differ on {a.disagree:.1%}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_field(df, path):
+    """Each built-in as one deviating seat in a field of solved: gain per deal with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(df.game))
+    fig, axes = plt.subplots(1, len(games), figsize=(7 * len(games), 0.6 + 0.32 * df.groupby("game").size().max()),
+                             squeeze=False)
+    for ax, g in zip(axes[0], games):
+        s = df[df.game == g].iloc[::-1]
+        y = np.arange(len(s))
+        err = np.vstack([s.gain - s.gain_ci_low, s.gain_ci_high - s.gain])
+        colours = ["#c44e52" if lo > 0 else "#4c72b0" for lo in s.gain_ci_low]
+        for yi, x, e0, e1, c in zip(y, s.gain, err[0], err[1], colours):
+            ax.errorbar([100 * x], [yi], xerr=[[100 * e0], [100 * e1]], fmt="o", ms=4, color=c, capsize=3)
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        ax.set_yticks(y, [f"{d}={p}" if d != "all" else p for d, p in zip(s.decision, s.policy)], fontsize=8)
+        ax.set_xlabel("gain over playing solved (points of a pot per deal, 95% CI)")
+        ax.set_title(f"{g}, {int(s.players.iloc[0])} players ({int(s.n.max()):,} paired deals)")
+        ax.grid(alpha=0.3)
+    fig.suptitle("One seat deviating from a field of solved players (red: gains at 95%)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def top_situations(df, k=3):
+    """The ``k`` classes where the heuristic loses the most to solved (largest contribution per deal)."""
+    d = df[(df["class"] != "all") & (df.n > 0)].sort_values("differ_contribution", ascending=False).head(k)
+    return d
+
+
+# -- 3. --full: re-solve --------------------------------------------------------------------------
+
+
+def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None) -> dict:
+    """Re-solve the game with the settings of ``results/solve/bench_<game>_<P>.json`` (those of
+    ``settings`` replaced) and compare the table with the shipped one (every decision's
+    probabilities)."""
+    from simcore.solve import solve
+    from strategies.table import load_table
+
+    game, P = entry["game"], entry["players"]
+    bench = ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
+    s = dict(json.loads(bench.read_text())["solve"], **(settings or {}))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"{game}_{P}"
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = solve(game, P, iterations=s["iterations"], abstraction=s["abstraction"],
+              deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
+              options=entry["options"] or None, init=s["init"], passes=1, confidence=s["confidence"],
+              executor=executor, workers=workers, out=f"{stem}.npz")
+    new, old = load_table(f"{stem}.npz"), load_table(entry["path"])
+    same = {d: bool(np.array_equal(new.arrays[d], old.arrays[d])) for d in old.decisions}
+    diff = {d: float(np.abs(new.arrays[d] - old.arrays[d]).max()) for d in old.decisions}
+    last = r.log[-1] if r.log else {}
+    return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
+                                                                       "deals_per_iteration", "eval_deals",
+                                                                       "seed", "init", "confidence")},
+            "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),
+            "identical_to_shipped": same, "max_abs_difference": diff,
+            "last_gain": last.get("gain"), "last_stderr": last.get("stderr"),
+            "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}
+
+
+def _rel(path) -> str:
+    """``path`` relative to the repository when it lies inside it (as committed results name files)."""
+    p = Path(path).resolve()
+    return str(p.relative_to(ROOT)) if ROOT in p.parents else str(path)
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+def _fmt(x):
+    return f"{x:+.5f}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.solved", description=__doc__.split("\n\n")[0])
+    p.add_argument("--full", action="store_true", help="the committed run: more deals, rollout:8 deviations and "
+                                                       "the tables re-solved (about 20 minutes on 2 cores)")
+    add_cell_arguments(p)
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--results", type=Path, default=ROOT / "results",
+                   help="results folder: charts go to <results>/<game>/, tables to <results>/solve/")
+    p.add_argument("--games", nargs="+", choices=list(GAMES), default=None, help="only these games")
+    p.add_argument("--table", action="append", default=[], metavar="GAME=FILE",
+                   help="chart this table file instead of the shipped one (repeatable)")
+    p.add_argument("--no-resolve", action="store_true", help="with --full: skip re-solving")
+    args = p.parse_args(argv)
+    configure_cells(args)
+    from simcore.engine.executors import default_workers
+
+    cfg = dict(FULL if args.full else QUICK)
+    if args.no_resolve:
+        cfg["resolve"] = False
+    threads = args.threads or default_workers()
+    entries = {e["game"]: e for e in shipped(args.games)}
+    for t in args.table:
+        game, sep, path = t.partition("=")
+        if not sep or not path:
+            raise SystemExit(f"--table {t!r}: give GAME=FILE")
+        entries[game] = table_entry(game, path)
+    res = Path(args.results)
+    solve_dir = res / "solve"
+    solve_dir.mkdir(parents=True, exist_ok=True)
+    log = StudyLog("python -m experiments.solved", argv, full=args.full, seed=args.seed, threads=threads,
+                   config=cfg)
+    log.record["tables"] = {g: {"path": _rel(e["path"]), **{k: e[k] for k in ("spec", "players", "options")}}
+                            for g, e in entries.items()}
+    if not entries:
+        print("no solved table is shipped for " + ", ".join(args.games or GAMES) + ": nothing to check")
+    import pandas as pd
+
+    fields, tops = [], []
+    for gi, (game, e) in enumerate(sorted(entries.items())):
+        e["path"] = str(e["path"])
+        print(f"\n{game}, {e['players']} players, solved table {os.path.relpath(e['path'], ROOT)}")
+        t0 = time.perf_counter()
+        scale = GAMES[game].get("scale", 1.0)
+        deals = {k: max(1 << 12, int(cfg[k] * scale)) for k in ("field_deals", "chart_deals", "rollout_deals")}
+        fields.append(field_table(e, deals["field_deals"], args.seed + 1000 * gi, threads,
+                                  deals["rollout_deals"] if cfg["rollout_deals"] else 0))
+        log.done(f"{game} field", t0, deals=deals["field_deals"], rollout_deals=deals["rollout_deals"])
+        out = res / game
+        out.mkdir(parents=True, exist_ok=True)
+        for ci, chart in enumerate(_charts(game)):
+            t0 = time.perf_counter()
+            df, _ = disagreement(e, chart, deals["chart_deals"], args.seed + 1000 * gi + 100 + ci, threads)
+            df.to_csv(out / f"{chart.name}.csv", index=False)
+            (plot_grid if chart.name == "solved_exchange_chart" else plot_situations)(df, chart,
+                                                                                      out / f"{chart.name}.png")
+            a = df[df["class"] == "all"].iloc[0]
+            print(f"  {chart.decision}: solved vs {chart.decision}={a.heuristic}: {_fmt(a.gain)} "
+                  f"[{_fmt(a.gain_ci_low)}, {_fmt(a.gain_ci_high)}], differ on {a.disagree:.1%} of deals")
+            top = top_situations(df)
+            for _, r in top.iterrows():
+                print(f"    {r['class']:42s} {r.frequency:6.1%} of deals, differ {r.disagree:5.1%}: "
+                      f"{_fmt(r.differ_contribution)} a deal [{_fmt(r.differ_contribution_ci_low)}, "
+                      f"{_fmt(r.differ_contribution_ci_high)}]")
+            tops.append(top.assign(chart=chart.name))
+            log.done(f"{game} {chart.name}", t0, deals=deals["chart_deals"], seed=int(df.seed.iloc[0]))
+    if fields:
+        field = pd.concat(fields, ignore_index=True)
+        field.to_csv(solve_dir / "solved_field.csv", index=False)
+        plot_field(field, solve_dir / "solved_field.png")
+        top = pd.concat(tops, ignore_index=True)
+        top = top.sort_values(["game", "differ_contribution"], ascending=[True, False]).groupby("game").head(3)
+        top.to_csv(solve_dir / "solved_top.csv", index=False)
+    if cfg["resolve"]:
+        resolved = []
+        for game, e in sorted(entries.items()):
+            t0 = time.perf_counter()
+            print(f"\nre-solving {game} {e['players']}p with the recorded settings ...", flush=True)
+            r = resolve(e, solve_dir / "resolved", workers=args.workers, executor=args.executor)
+            resolved.append(r)
+            print(f"  {r['wall_s']:.0f} s; identical to the shipped table: {r['identical_to_shipped']}")
+            log.done(f"{game} resolve", t0)
+        (solve_dir / "resolved" / "resolved.json").write_text(json.dumps(resolved, indent=2) + "\n")
+    seconds = log.write(solve_dir / "solved_provenance.json")
+    print(f"wrote {solve_dir} and the games' solved_* charts ({seconds} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
