@@ -125,8 +125,9 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium or fine "
                         "(default coarse: at the default budget it finds the most; fine needs many millions of fitting deals)")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
-    p.add_argument("--min-visits", type=int, default=DEFAULT_MIN_VISITS,
-                   help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS})")
+    p.add_argument("--min-visits", type=int, default=None,
+                   help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS}; "
+                        "Russian 4)")
     p.add_argument("--passes", type=int, default=None,
                    help="backward passes over the decisions (default 2; Russian 4)")
     p.add_argument("--confidence", type=float, default=None,

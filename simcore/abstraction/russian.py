@@ -50,14 +50,15 @@ N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 120, 60, 30
 # How `pvsim exploit` fits a Russian BR unless told otherwise (simcore.exploit.fit_defaults).
 # Twelve placement rounds are twelve stages: fitted last-first from the field's (first-open's)
 # earlier placements, a late round sees only the few situations first-open leads to, and each
-# pass reaches about one round further. The first pass therefore starts the rounds not yet
-# fitted from `conceal` (canonical action 0 of these buckets), and a departure needs a positive
-# paired mean over min_visits tries rather than a 95% margin, which kept the field (the worst
-# placement) in about half of the decisions. Measured on the default field at 4 players, seat
-# 0, 65,536 fresh deals: 2 passes of 32,768 deals at 95% +0.129, no start and confidence 0 +0.344
-# (6 passes: +0.376), start and confidence 0: +0.329, +0.344, +0.378, +0.385 after 1 to 4 passes;
-# conceal itself +0.3605.
-FIT_DEFAULTS = {"deals": 32_768, "passes": 4, "confidence": 0.0, "start": "conceal"}
+# pass reaches about one round further. The first pass therefore plays the rounds not yet
+# fitted by `conceal` (canonical action 0 of these buckets). And where a bucket keeps the field,
+# it keeps first-open, the worst placement: a departure needs a positive paired mean over 4
+# tries, not a 95% margin over 16 (which kept first-open in about half of the decisions).
+# Seat 0 at 4 players, 65,536 fresh deals (conceal itself: +0.3605): 2 passes of 32,768 deals,
+# 95% over 16 tries, no start: +0.129; confidence 0, no start, 6 passes: +0.376; confidence 0,
+# start conceal: +0.329, +0.344, +0.378, +0.385 after 1 to 4 passes; 4 tries instead of 16:
+# +0.391 (and at 8,192 deals a stage, 3 players: +0.347 against +0.323).
+FIT_DEFAULTS = {"deals": 32_768, "passes": 4, "min_visits": 4, "confidence": 0.0, "start": "conceal"}
 
 
 @njit(cache=True, nogil=True)
