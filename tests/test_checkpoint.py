@@ -437,3 +437,53 @@ def test_a_file_in_the_way_of_the_lock_is_left_alone(tmp_path):
     with pytest.raises(CheckpointError, match="is not a pvsim lock"):
         ckpt.Checkpoint({"kind": "test"}, path)
     assert other.read_text() == "someone's notes\n" and not path.exists()
+
+
+FOLDER = {"path": None, "at": None, "n": 0}
+
+
+def loses_its_folder(obs, rng):
+    """Pass the lowest card; on call number FOLDER['at'], take the checkpoint's folder away
+    (renamed in one step: a save may be writing into it at that moment)."""
+    FOLDER["n"] += 1
+    if FOLDER["n"] == FOLDER["at"]:
+        os.rename(FOLDER["path"], FOLDER["path"].with_name("moved"))
+    return np.argmin(obs["hand"], axis=1).astype(np.int64)
+
+
+@pytest.fixture
+def folder_goes(tmp_path):
+    strategies.register("estonian", "pass", "test-ckpt-folder-goes", "deletes the checkpoint folder")(loses_its_folder)
+    FOLDER.update(path=tmp_path / "gone", at=10, n=0)  # three seats: call 10 is in block 3
+    FOLDER["path"].mkdir()
+    yield FOLDER["path"] / "run.ckpt"
+    strategies.unregister("estonian", "pass", "test-ckpt-folder-goes")
+
+
+def test_a_save_that_fails_mid_run_stops_it_and_keeps_the_merged_prefix(folder_goes):
+    """The checkpoint's folder goes away during the run (a save after every block): the next save
+    fails, and the run stops with a CheckpointError naming the file and the reason, carrying the
+    merged prefix; its numbers are those of an uninterrupted run of that many deals (before: the
+    OSError escaped from the middle of the run and everything was lost)."""
+    kw = dict(field="pass=test-ckpt-folder-goes", block_size=256, progress=False, workers=1, executor="threads")
+    with pytest.raises(CheckpointError, match=r"cannot save the checkpoint '.*gone/run\.ckpt' \(No such file") as e:
+        simulate("estonian", 3, 100_000, checkpoint=folder_goes, checkpoint_every=1e-9, **kw)
+    partial = e.value.partial_result
+    assert partial is not None and 0 < partial.info.n_deals < 100_000 and partial.info.n_deals % 256 == 0
+    # The saves before the folder went worked; the run stopped at the first one that failed.
+    assert "the run stopped, keeping the deals it had finished" in str(e.value)
+    assert partial.info.n_deals >= 2 * 256
+    FOLDER.update(at=None)
+    ref = simulate("estonian", 3, partial.info.n_deals, **kw)
+    _same(ref.stats, partial.stats)
+
+
+def test_the_cli_reports_a_failed_save_in_one_line_with_the_finished_deals(folder_goes, capsys):
+    rc = main(["simulate", "estonian", "--players", "3", "--deals", "100000", "--block-size", "256",
+               "--field", "pass=test-ckpt-folder-goes", "--workers", "1", "--executor", "threads",
+               "--checkpoint", str(folder_goes), "--checkpoint-every", "1e-9", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "finished before the error (" in err and "strategy" in err  # the merged prefix's table
+    assert err.strip().splitlines()[-1].startswith("pvsim simulate: error: cannot save the checkpoint")
+    assert "Traceback" not in err

@@ -487,7 +487,11 @@ class Checkpoint:
     def save(self, acc, next_block: int, deals: int, finished: bool = False) -> None:
         if self.path is None:
             return
-        write(self.path, self.header, acc, next_block, deals, finished)
+        try:
+            write(self.path, self.header, acc, next_block, deals, finished)
+        except OSError as e:  # the folder went, the disk filled: the run stops with what it has
+            raise CheckpointError(f"cannot save the checkpoint {self.path!r} ({e.strerror or e}); the run "
+                                  "stopped, keeping the deals it had finished") from e
         self._last = time.monotonic()
 
     def close(self) -> None:

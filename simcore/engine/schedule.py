@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from . import executors
 from .checks import check_block_size, check_workers
+from .checkpoint import CheckpointError
 from .variant import StrategyInterrupt
 
 # The default executor moves a run from threads to worker processes once it has
@@ -92,10 +93,9 @@ def map_blocks(run_block, n_deals: int, block_size: int, merge, *, threads=None,
             resumed_deals=run.resumed,
             interrupted_by=run.interrupted_by,
         )
-        if checkpoint is not None and run.acc is not None:
+        if checkpoint is not None and run.acc is not None and not run.save_failed:
             # Also after Ctrl-C or an error: the merged prefix is a valid state to resume.
-            checkpoint.save(run.acc, run.merged, info.n_deals, finished=run.merged >= run.n_blocks
-                            and not run.interrupted and run.error is None)
+            run.save(finished=run.merged >= run.n_blocks and not run.interrupted and run.error is None)
     if run.error is not None:
         # The blocks merged before the error are not lost: callers attach them
         # to the error as ``partial_result``.
@@ -135,6 +135,7 @@ class _Run:
         self.interrupted = False
         self.interrupted_by = None
         self.error = None
+        self.save_failed = False  # a checkpoint save failed: the run stops, with that as its error
         self.pool = self.thread_pool = None
         self.bar = None
         self.start = time.perf_counter()
@@ -164,7 +165,7 @@ class _Run:
             try:
                 if self.merged < self.n_blocks and not ctrl_c.count:
                     self.pool = self.pool or executors.open_pool(self.name, workers, scheduler)
-                while self.merged < self.n_blocks and not ctrl_c.count:
+                while self.merged < self.n_blocks and not ctrl_c.count and self.error is None:
                     self._maybe_upgrade()
                     self._submit()
                     self._take(self.pool.wait_first(list(self.pending), POLL))
@@ -256,8 +257,18 @@ class _Run:
             if self.done is not None and self.done(self.acc):
                 self.n_blocks = self.merged
                 break
-            if self.checkpoint is not None and self.checkpoint.due():
-                self.checkpoint.save(self.acc, self.merged, min(self.merged * self.bs, self.n_deals))
+            if self.checkpoint is not None and not self.save_failed and self.checkpoint.due():
+                self.save()
+
+    def save(self, finished: bool = False):
+        """Save the merged prefix; a save that fails (the folder went, the disk filled) becomes
+        the run's error, so the run stops and returns its merged prefix with it."""
+        try:
+            self.checkpoint.save(self.acc, self.merged, min(self.merged * self.bs, self.n_deals), finished)
+        except CheckpointError as e:
+            self.save_failed = True
+            if self.error is None:
+                self.error = e
 
     def _drain(self):
         """After a Ctrl-C: keep every block the workers finished.
