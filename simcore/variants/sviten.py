@@ -294,6 +294,60 @@ def _showdown_kernel(hands, board, own5, omaha):
             omaha[i, p] = best_omaha_hole(rows, i * P + p, tkey, tbits)
 
 
+@njit(cache=True, nogil=True)
+def _shared_showdown_kernel(hands, boards, own5, omaha):
+    """:func:`_showdown_kernel` of several tables of one block (hands (A, n, P, 5), boards
+    (A, n, 5)), each (deal, seat) valued once per distinct hand and board: a seat whose five
+    cards and board are those of the first table that dealt that board in the deal takes its
+    values (an own five equal to table 0's, its own-five value)."""
+    A, n, P = hands.shape[0], hands.shape[1], hands.shape[2]
+    rows = hands.reshape(A * n * P, HAND)  # one view for every call below (no view per deal)
+    flat_boards = boards.reshape(A * n, 5)
+    tkey = np.empty(10, np.uint64)
+    tbits = np.empty(10, np.uint64)
+    first = np.empty(A, np.int64)  # per deal, the first table with each distinct board
+    for i in range(n):
+        d = 0
+        for a in range(A):
+            b = -1
+            for q in range(d):
+                c = first[q]
+                same = True
+                for j in range(5):
+                    if boards[c, i, j] != boards[a, i, j]:
+                        same = False
+                        break
+                if same:
+                    b = c
+                    break
+            if b < 0:
+                first[d] = a
+                d += 1
+            triples = False
+            for p in range(P):
+                if b >= 0:
+                    same = True
+                    for j in range(HAND):
+                        if hands[b, i, p, j] != hands[a, i, p, j]:
+                            same = False
+                            break
+                    if same:
+                        own5[a, i, p] = own5[b, i, p]
+                        omaha[a, i, p] = omaha[b, i, p]
+                        continue
+                same = a > 0
+                for j in range(HAND):
+                    if not same or hands[0, i, p, j] != hands[a, i, p, j]:
+                        same = False
+                        break
+                own5[a, i, p] = own5[0, i, p] if same else own_five_value(hands[a, i, p])
+                if not triples:
+                    omaha_triples(flat_boards, a * n + i, tkey, tbits)
+                    triples = True
+                omaha[a, i, p] = best_omaha_hole(rows, (a * n + i) * P + p, tkey, tbits)
+    return 0
+
+
 def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
     """Pot shares from the own-five and Omaha values (n, P) of every seat.
 
@@ -575,6 +629,28 @@ class SvitenSpecial(Variant):
     def play(self, cards, n_players, table):
         """The draw, One Open, turn, river and showdown of a block; with ``table.keep_state``
         the outcome's ``state`` is the :class:`Service` (with its recycling record)."""
+        svc = self._serve(cards, n_players, table)
+        own5, omaha = svc.showdown()
+        return self._outcome(svc, own5, omaha, table)
+
+    def play_alternatives(self, cards, n_players, tables):
+        """Every table on the same block, each played as :meth:`play` plays it, with one
+        showdown for all: a seat's values are a function of its five cards and the board, so a
+        seat whose cards and board in a deal are those of an earlier table's takes that table's
+        values (an alternative draw of one seat changes its own hand and, through the stub, the
+        turn and river: the other seats are valued once per board, not once per table)."""
+        if len(tables) == 1:
+            return [self.play(cards, n_players, tables[0])]
+        svcs = [self._serve(cards, n_players, t) for t in tables]
+        hands = np.stack([svc.hands for svc in svcs])
+        boards = np.stack([svc.board for svc in svcs])
+        own5 = np.empty(hands.shape[:3], np.int32)
+        omaha = np.empty(hands.shape[:3], np.int32)
+        _shared_showdown_kernel(hands, boards, own5, omaha)
+        return [self._outcome(svc, own5[a], omaha[a], t) for a, (svc, t) in enumerate(zip(svcs, tables))]
+
+    def _serve(self, cards, n_players, table):
+        """The draw, One Open, turn and river of a block: the :class:`Service` before the showdown."""
         P = n_players
         n = cards.shape[0]
         chance = table.chance if table.chance is not None else np.zeros((n, 0), np.uint32)
@@ -606,7 +682,10 @@ class SvitenSpecial(Variant):
                 actions = table.act(p, OPEN, obs)
             svc.answer_open(p, actions)
         svc.turn_and_river()
-        own5, omaha = svc.showdown()
+        return svc
+
+    @staticmethod
+    def _outcome(svc, own5, omaha, table):
         s = split_pot(own5, omaha)
         cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
         winning = cats.max(axis=1)
