@@ -348,6 +348,27 @@ def _shared_showdown_kernel(hands, boards, own5, omaha):
     return 0
 
 
+@njit(cache=True, nogil=True)
+def _categories(own5, omaha):
+    """Every seat's category of each half (n, P, 2) int8, and the best of each half (n, 2)."""
+    n, P = own5.shape
+    cats = np.empty((n, P, 2), np.int8)
+    winning = np.empty((n, 2), np.int8)
+    for i in range(n):
+        w0 = np.int8(-128)
+        w1 = np.int8(-128)
+        for p in range(P):
+            c0 = np.int8(own5[i, p] >> 12)
+            c1 = np.int8(omaha[i, p] >> 12)
+            cats[i, p, 0] = c0
+            cats[i, p, 1] = c1
+            w0 = max(w0, c0)
+            w1 = max(w1, c1)
+        winning[i, 0] = w0
+        winning[i, 1] = w1
+    return cats, winning
+
+
 def split_pot(own5: np.ndarray, omaha: np.ndarray) -> dict[str, np.ndarray]:
     """Pot shares from the own-five and Omaha values (n, P) of every seat.
 
@@ -687,8 +708,7 @@ class SvitenSpecial(Variant):
     @staticmethod
     def _outcome(svc, own5, omaha, table):
         s = split_pot(own5, omaha)
-        cats = np.stack([own5 >> 12, omaha >> 12], axis=2).astype(np.int8)
-        winning = cats.max(axis=1)
+        cats, winning = _categories(own5, omaha)
         parts = {"share_own5": s["share_own5"], "share_omaha": s["share_omaha"],
                  "scoop_rate": s["scoop"].astype(np.float64)}
         # table.keep_state: the Service, every seat's final cards, what was served and recycled
