@@ -626,17 +626,136 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
               deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
               options=entry["options"] or None, init=s["init"], passes=1, confidence=s["confidence"],
               executor=executor, workers=workers, out=f"{stem}.npz")
-    new, old = load_table(f"{stem}.npz"), load_table(entry["path"])
-    same = {d: bool(np.array_equal(new.arrays[d], old.arrays[d])) for d in old.decisions}
-    diff = {d: float(np.abs(new.arrays[d] - old.arrays[d]).max()) for d in old.decisions}
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
                                                                        "seed", "init", "confidence")},
             "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),
-            "identical_to_shipped": same, "max_abs_difference": diff,
             "last_gain": last.get("gain"), "last_stderr": last.get("stderr"),
-            "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}
+            # cpu_s: this process's CPU only (worker processes' time is not counted)
+            "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1),
+            **compare_tables(entry, f"{stem}.npz")}
+
+
+def compare_tables(entry: dict, path: str, n_deals: int = 1 << 16, seed: int = 5) -> dict:
+    """How a table file differs from the entry's (shipped) table: per decision, the rows with an
+    entry in both (and whether they are equal), the rows with an entry in one only (and whether
+    all of those are the pure first canonical action, which the start policy plays: the canonical
+    order puts its choice first), and whether seat 0 on the file, in a field of the shipped table,
+    plays every deal of a paired run exactly as the shipped table does (difference 0, spread 0)."""
+    from simcore import compare
+    from strategies.table import load_table
+
+    new, old = load_table(path), load_table(entry["path"])
+    rows = {}
+    for d in old.decisions:
+        x, y = new.arrays[d], old.arrays[d]
+        ex, ey = x.sum(axis=1) > 0, y.sum(axis=1) > 0
+        both, one = ex & ey, ex ^ ey
+        lone = np.where(ex[one, None], x[one], y[one])
+        rows[d] = {"rows_in_both": int(both.sum()), "equal_in_both": bool(np.array_equal(x[both], y[both])),
+                   "rows_in_one_only": int(one.sum()),
+                   "one_only_pure_first": bool(np.all(lone[:, 0] == 1.0)) if one.any() else True}
+    r = compare(entry["game"], entry["players"], n_deals, seed, a=f"table:{path}", b=entry["spec"],
+                field=entry["spec"], options=entry["options"], threads=1, progress=False)
+    d, se = r.stats.diff(0, 1)
+    return {"identical_to_shipped": {k: bool(np.array_equal(new.arrays[k], old.arrays[k])) for k in old.decisions},
+            "rows": rows, "same_play": {"deals": n_deals, "seed": seed, "diff": float(d), "stderr": float(se),
+                                        "same": bool(d == 0 and se == 0)}}
+
+
+def recheck_resolved(res: Path) -> list[dict]:
+    """Compare the tables of ``<res>/solve/resolved/`` with the shipped ones again (:func:`compare_tables`),
+    keeping each re-solve's settings and seconds in ``resolved.json``."""
+    path = res / "solve" / "resolved" / "resolved.json"
+    entries = {e["game"]: e for e in shipped()}
+    out = []
+    for r in json.loads(path.read_text()):
+        r = {k: v for k, v in r.items() if k not in ("identical_to_shipped", "max_abs_difference", "rows",
+                                                     "same_play")}
+        table = res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz"
+        out.append({**r, **compare_tables(entries[r["game"]], str(table))})
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    return out
+
+
+def summary(res: Path) -> str:
+    """``results/solve/solved.md`` from the CSVs (no simulation): the field table, each chart's
+    overall gap, and the classes where the best heuristic loses the most to solved and gains the most."""
+    import pandas as pd
+
+    solve_dir = res / "solve"
+    field = pd.read_csv(solve_dir / "solved_field.csv")
+    lines = ["# The solved tables: built-ins in a field of solved, and where the best heuristic departs",
+             "", "Made by `python -m experiments.solved` (its provenance: `solved_provenance.json`). Gains in "
+             "pot share per deal at seat 0, paired on the same deals, with 95% intervals.", ""]
+
+    def ci(x, lo, hi):
+        return f"{x:+.5f} [{lo:+.5f}, {hi:+.5f}]"
+
+    for game, g in field.groupby("game", sort=False):
+        lines += [f"## {game}, {int(g.players.iloc[0])} players", "",
+                  "One seat deviates from a field of `solved` (keeping `solved` at its other decisions); its "
+                  "gain over playing `solved` itself:", "",
+                  "| deviation | gain per deal | 95% interval | deals | beats solved? |", "|---|---|---|---|---|"]
+        for _, r in g.iterrows():
+            name = r.policy if r.decision == "all" else f"{r.decision}={r.policy}"
+            if r.decision == "all":
+                name = f"best heuristic ({r.hero})"
+            lines.append(f"| {name} | {r.gain:+.5f} | [{r.gain_ci_low:+.5f}, {r.gain_ci_high:+.5f}] | "
+                         f"{int(r.n):,} | {'**yes**' if r.gain_ci_low > 0 else 'no'} |")
+        lines.append("")
+        for chart in _charts(game):
+            path = res / game / f"{chart.name}.csv"
+            if not path.exists():
+                continue
+            df = pd.read_csv(path)
+            a = df[df["class"] == "all"].iloc[0]
+            lines += [f"**{chart.decision}** (`{game}/{chart.name}.png`): solved against `{chart.decision}="
+                      f"{a.heuristic}`, {int(a.n):,} deals; they differ on {a.disagree:.1%} of deals; solved "
+                      f"minus the heuristic {ci(a.gain, a.gain_ci_low, a.gain_ci_high)} a deal, "
+                      f"{ci(a.worth, a.worth_ci_low, a.worth_ci_high)} from the deals where they differ.", ""]
+            cls = df[(df["class"] != "all") & (df.n > 0)]
+            lose = top_situations(df)
+            gain = cls.sort_values("differ_contribution").head(3)
+            for title, d in (("Where the heuristic loses the most to solved", lose[lose.differ_contribution > 0]),
+                             ("Where the heuristic gains the most over solved", gain[gain.differ_contribution < 0])):
+                if d.empty:
+                    lines += [f"{title}: nowhere.", ""]
+                    continue
+                lines += [f"{title} (from the deals where they differ):", "",
+                          "| class | share of deals | they differ | per deal overall | per deal of the class |",
+                          "|---|---|---|---|---|"]
+                for _, r in d.iterrows():
+                    dc = ci(r.differ_contribution, r.differ_contribution_ci_low, r.differ_contribution_ci_high)
+                    lines.append(f"| {r['class']} | {r.frequency:.1%} | {r.disagree:.1%} | {dc} | "
+                                 f"{ci(r.worth, r.worth_ci_low, r.worth_ci_high)} |")
+                lines.append("")
+    rpath = solve_dir / "resolved" / "resolved.json"
+    if rpath.exists():
+        lines += ["## Re-solved with the recorded settings", ""]
+        for r in json.loads(rpath.read_text()):
+            same = all(r["identical_to_shipped"].values())
+            rows = r["rows"]
+            if same:
+                what = "identical to the shipped one"
+            else:
+                what = ("not byte-identical to the shipped one: " + "; ".join(
+                    f"{d}: {x['rows_in_both']} rows in both, " + ("equal" if x["equal_in_both"] else "NOT equal")
+                    + f", {x['rows_in_one_only']} in one only"
+                    + (" (all the pure first action, the start's)" if x["one_only_pure_first"] else "")
+                    for d, x in rows.items()))
+            sp = r["same_play"]
+            lines.append(f"- {r['game']} {r['players']}p ({r['settings']['iterations']} iterations x "
+                         f"{r['settings']['deals_per_iteration']:,} deals, seed {r['settings']['seed']}): "
+                         f"{r['wall_s']:.0f} s wall on a shared machine; the table is {what}. Seat 0 on it in "
+                         f"a field of the shipped table, {sp['deals']:,} paired deals: "
+                         + ("the same play on every deal (difference 0, spread 0)." if sp["same"] else
+                            f"difference {sp['diff']:+.6f} +- {1.96 * sp['stderr']:.6f}."))
+        lines.append("")
+    text = "\n".join(lines)
+    (solve_dir / "solved.md").write_text(text)
+    return text
 
 
 def _rel(path) -> str:
@@ -664,7 +783,17 @@ def main(argv=None) -> int:
     p.add_argument("--table", action="append", default=[], metavar="GAME=FILE",
                    help="chart this table file instead of the shipped one (repeatable)")
     p.add_argument("--no-resolve", action="store_true", help="with --full: skip re-solving")
+    p.add_argument("--summary", action="store_true",
+                   help="only rewrite <results>/solve/solved.md from the CSVs (no simulation)")
+    p.add_argument("--recheck-resolved", action="store_true",
+                   help="only compare the re-solved tables of <results>/solve/resolved/ with the shipped ones "
+                        "again (resolved.json keeps each re-solve's settings and seconds), then the summary")
     args = p.parse_args(argv)
+    if args.recheck_resolved:
+        recheck_resolved(Path(args.results))
+    if args.summary or args.recheck_resolved:
+        print(summary(Path(args.results)))
+        return 0
     configure_cells(args)
     from simcore.engine.executors import default_workers
 
@@ -734,6 +863,8 @@ def main(argv=None) -> int:
             print(f"  {r['wall_s']:.0f} s; identical to the shipped table: {r['identical_to_shipped']}")
             log.done(f"{game} resolve", t0)
         (solve_dir / "resolved" / "resolved.json").write_text(json.dumps(resolved, indent=2) + "\n")
+    if fields:
+        summary(res)
     seconds = log.write(solve_dir / "solved_provenance.json")
     print(f"wrote {solve_dir} and the games' solved_* charts ({seconds} s)", file=sys.stderr)
     return 0

@@ -142,3 +142,43 @@ def test_reduce_pickles_and_errors():
         solved.table_entry("sviten", "x.npz")
     with pytest.raises(ValueError, match="holds a estonian table"):
         solved.table_entry("slovak", solved.shipped(["estonian"])[0]["path"])
+
+
+def test_summary_reads_the_csvs(tmp_path):
+    """solved.md is written from the CSVs alone: the field rows and each chart's overall line."""
+    e = _entry("slovak")
+    (tmp_path / "solve").mkdir()
+    (tmp_path / "slovak").mkdir()
+    field = solved.field_table(e, 1 << 12, 8, 2)
+    field.to_csv(tmp_path / "solve" / "solved_field.csv", index=False)
+    chart = _chart("slovak", "solved_exchange2")
+    df, _ = solved.disagreement(e, chart, 1 << 13, 9, 2)
+    df.to_csv(tmp_path / "slovak" / "solved_exchange2.csv", index=False)
+    text = solved.summary(tmp_path)
+    assert (tmp_path / "solve" / "solved.md").read_text() == text
+    assert "## slovak, 6 players" in text
+    a = df[df["class"] == "all"].iloc[0]
+    assert f"{a.gain:+.5f} [{a.gain_ci_low:+.5f}, {a.gain_ci_high:+.5f}]" in text
+    for _, r in field.iterrows():
+        assert f"| {r.gain:+.5f} | [{r.gain_ci_low:+.5f}, {r.gain_ci_high:+.5f}] |" in text
+
+
+def test_compare_tables_tells_same_play_from_different(tmp_path):
+    """The shipped table against itself plays alike on every deal; one row changed shows."""
+    from strategies.table import load_table, save_table
+
+    e = _entry("slovak")
+    same = solved.compare_tables(e, e["path"], n_deals=1 << 13)
+    assert all(same["identical_to_shipped"].values()) and same["same_play"]["same"]
+    tf = load_table(e["path"])
+    arrays = {d: tf.arrays[d].copy() for d in tf.decisions}
+    a = arrays["exchange2"]
+    busy = np.flatnonzero(a.sum(axis=1) > 0)
+    a[busy] = a[busy][:, ::-1]  # every row with an entry plays otherwise
+    path = tmp_path / "other.npz"
+    save_table(path, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
+               tables=arrays, fallback=tf.header.get("fallback") or None, meta=tf.meta)
+    other = solved.compare_tables(e, str(path), n_deals=1 << 13)
+    assert not other["identical_to_shipped"]["exchange2"] and other["identical_to_shipped"]["exchange1"]
+    assert not other["rows"]["exchange2"]["equal_in_both"] and other["rows"]["exchange1"]["equal_in_both"]
+    assert not other["same_play"]["same"]
