@@ -438,7 +438,7 @@ def _tapiola_charts():
 
     names = [f"{h}; {t}" for h in HAND_TYPES for t in TOWER_TYPES]
     return [Chart("solved_discard_chart", "discard", names, THROWN, tapiola_discard_classify,
-                  "the discards (classes: the first discard's hand and first tower cards; the gain covers "
+                  "the discards\n(classes: the first discard's hand and first tower cards; the gain covers "
                   "all three discard rounds)"),
             Chart("solved_last", "last", ["best keeps three", "best takes two + centre"],
                   ("keep three", "two + centre"), tapiola_last_classify, "the optional last discard")]
