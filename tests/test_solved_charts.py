@@ -182,3 +182,37 @@ def test_compare_tables_tells_same_play_from_different(tmp_path):
     assert not other["identical_to_shipped"]["exchange2"] and other["identical_to_shipped"]["exchange1"]
     assert not other["rows"]["exchange2"]["equal_in_both"] and other["rows"]["exchange1"]["equal_in_both"]
     assert not other["same_play"]["same"]
+
+
+def test_tapiola_charts_on_a_table_file():
+    """Tapiola's charts (for when its table is shipped), on the unshipped record table: the first
+    discard's recorded action indexes the dealt hand, and the chart's total is the paired compare."""
+    import os
+
+    from simcore import compare
+    from simcore.engine import map_alternatives
+    from simcore.variants import get_variant
+    from strategies import lineup
+
+    path = str(solved.ROOT / "results" / "solve" / "tapiola_6.npz")
+    if not os.path.exists(path):
+        pytest.skip("no Tapiola table file")
+    v = get_variant("tapiola")
+    lu = [lineup(v, 6, "discard=lowest,last=never", "discard=made,last=best")]
+
+    def reduce(cards, outs):
+        hand = solved._slots(cards, v.layout, "hand", 6, 0)
+        a = outs[0].actions[(0, "discard", 0)]
+        return np.array([np.sum(hand[np.arange(len(a)), a] == hand.min(axis=1)), len(a)])
+
+    same, n = map_alternatives(v, 6, lu, 4096, reduce, seed=2, record=True, threads=1)[0]
+    assert same == n == 4096
+    e = solved.table_entry("tapiola", path)
+    for chart in solved._charts("tapiola"):
+        df, _ = solved.disagreement(e, chart, 1 << 12, 11, 2)
+        b = solved.hero_spec(e, chart.decision, solved.GAMES["tapiola"]["best"][chart.decision])
+        r = compare("tapiola", 6, 1 << 12, 11, a=e["spec"], b=b, field=e["spec"], options=e["options"],
+                    progress=False)
+        a = df[df["class"] == "all"].iloc[0]
+        assert a.gain == r.stats.diff(0, 1)[0]
+        assert df[df["class"] != "all"].n.sum() == 1 << 12
