@@ -114,9 +114,12 @@ def _variant(entry):
 # -- 1. every built-in in a field of solved ------------------------------------------------------
 
 
-def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: int = 0):
+def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: int = 0, executor=None,
+                workers=None, scheduler=None):
     """Seat 0 on each built-in (one decision at a time, then the best heuristic at every decision)
-    against a field of the solved table, paired with seat 0 on the table: gain per deal, 95% CI."""
+    against a field of the solved table, paired with seat 0 on the table: gain per deal, 95% CI.
+    ``executor``, ``workers`` and ``scheduler`` as :func:`simcore.compare` takes them (the same
+    table anywhere)."""
     import pandas as pd
 
     from simcore import compare
@@ -134,7 +137,7 @@ def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: in
     for k, (decision, policy, hero, deals) in enumerate(runs):
         t = time.perf_counter()
         r = compare(game, P, deals, seed + k, a=hero, b=spec, field=spec, options=entry["options"],
-                    threads=threads, progress=False)
+                    threads=threads, executor=executor, workers=workers, scheduler=scheduler, progress=False)
         d, se = r.stats.diff(0, 1)
         rows.append({"game": game, "players": P, "decision": decision, "policy": policy, "hero": hero,
                      "field": spec, "n": r.stats.n, "seed": seed + k, "gain": float(d), "gain_stderr": float(se),
@@ -216,7 +219,8 @@ def differs(outs, decision: str) -> np.ndarray:
     return out
 
 
-def disagreement(entry: dict, chart: Chart, n_deals: int, seed: int, threads):
+def disagreement(entry: dict, chart: Chart, n_deals: int, seed: int, threads, executor=None, workers=None,
+                 scheduler=None):
     """S (solved everywhere) and H (the best heuristic at ``chart.decision``) at seat 0, in a field
     of the solved table, on the same deals: one row per situation class, and the PairedStats of
     the whole run (S minus H: what :func:`simcore.compare` of the same seed reports)."""
@@ -234,7 +238,7 @@ def disagreement(entry: dict, chart: Chart, n_deals: int, seed: int, threads):
     lus = [lineup(v, P, spec, spec), lineup(v, P, h, spec)]
     reduce = ChartReduce(entry["game"], chart.name, P, entry["options"])
     st, sums = map_alternatives(v, P, lus, n_deals, reduce, seed=seed, block_size=BLOCK, record=True,
-                                threads=threads)[0]
+                                threads=threads, executor=executor, workers=workers, scheduler=scheduler)[0]
     total = st.n
     m = len(chart.labels)
     rows = []
@@ -798,9 +802,13 @@ def main(argv=None) -> int:
     from simcore.engine.executors import default_workers
 
     cfg = dict(FULL if args.full else QUICK)
+    # threads unless --executor or --scheduler says otherwise (the same tables anywhere)
+    where = {"executor": args.executor, "workers": args.workers, "scheduler": args.scheduler}
     if args.no_resolve:
         cfg["resolve"] = False
     threads = args.threads or default_workers()
+    if args.workers is not None or args.scheduler or args.executor in ("processes", "dask"):
+        threads = None  # the workers say how many
     entries = {e["game"]: e for e in shipped(args.games)}
     for t in args.table:
         game, sep, path = t.partition("=")
@@ -819,20 +827,22 @@ def main(argv=None) -> int:
     import pandas as pd
 
     fields, tops = [], []
-    for gi, (game, e) in enumerate(sorted(entries.items())):
+    for game, e in sorted(entries.items()):
+        gi = list(GAMES).index(game)  # a game's seeds do not depend on which others run
         e["path"] = str(e["path"])
         print(f"\n{game}, {e['players']} players, solved table {os.path.relpath(e['path'], ROOT)}")
         t0 = time.perf_counter()
         scale = GAMES[game].get("scale", 1.0)
         deals = {k: max(1 << 12, int(cfg[k] * scale)) for k in ("field_deals", "chart_deals", "rollout_deals")}
         fields.append(field_table(e, deals["field_deals"], args.seed + 1000 * gi, threads,
-                                  deals["rollout_deals"] if cfg["rollout_deals"] else 0))
+                                  deals["rollout_deals"] if cfg["rollout_deals"] else 0, **where))
         log.done(f"{game} field", t0, deals=deals["field_deals"], rollout_deals=deals["rollout_deals"])
         out = res / game
         out.mkdir(parents=True, exist_ok=True)
         for ci, chart in enumerate(_charts(game)):
             t0 = time.perf_counter()
-            df, _ = disagreement(e, chart, deals["chart_deals"], args.seed + 1000 * gi + 100 + ci, threads)
+            df, _ = disagreement(e, chart, deals["chart_deals"], args.seed + 1000 * gi + 100 + ci, threads,
+                                 **where)
             df.to_csv(out / f"{chart.name}.csv", index=False)
             (plot_grid if chart.name == "solved_exchange_chart" else plot_situations)(df, chart,
                                                                                       out / f"{chart.name}.png")

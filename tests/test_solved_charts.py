@@ -216,3 +216,12 @@ def test_tapiola_charts_on_a_table_file():
         a = df[df["class"] == "all"].iloc[0]
         assert a.gain == r.stats.diff(0, 1)[0]
         assert df[df["class"] != "all"].n.sum() == 1 << 12
+
+
+def test_chart_on_processes_equals_threads():
+    """The chart's reduce travels to worker processes: the same table as on threads."""
+    e = _entry("slovak")
+    chart = _chart("slovak", "solved_exchange2")
+    a, _ = solved.disagreement(e, chart, 1 << 15, 12, 2)
+    b, _ = solved.disagreement(e, chart, 1 << 15, 12, None, executor="processes", workers=2)
+    assert a.equals(b)
