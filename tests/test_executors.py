@@ -265,10 +265,7 @@ def test_a_real_ctrl_c_keeps_the_merged_prefix(executor, tmp_path):
     # sees the Ctrl-C, and its workers rightly play on. That, not pvsim, was this test's "hang".
     proc = _script(tmp_path, "long_run.py", CTRL_C_SCRIPT, executor, ckpt)
     try:
-        deadline = time.monotonic() + 120
-        while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ckpt.exists(), proc.stderr.read() if proc.poll() is not None else "no checkpoint in 120 s"
+        _first_checkpoint(proc, ckpt)
         time.sleep(0.3)
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
@@ -391,6 +388,14 @@ def _finish(proc, timeout=60):
         out, err = proc.communicate()
         pytest.fail(f"the run did not end within {timeout} s of its Ctrl-C (a hang); stderr: {err[-2000:]}")
     return out, err
+
+
+def _first_checkpoint(proc, ckpt, timeout=120) -> None:
+    """Wait until the script's run has saved its first checkpoint (it has merged blocks)."""
+    deadline = time.monotonic() + timeout
+    while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ckpt.exists(), proc.stderr.read() if proc.poll() is not None else f"no block merged in {timeout} s"
 
 
 def _result(out: str, err: str) -> list[str]:
@@ -551,10 +556,7 @@ def test_kill_9_of_the_main_process_leaves_no_orphans(executor, tmp_path):
     ckpt = tmp_path / "run.ckpt"
     proc = _script(tmp_path, "orphans.py", ORPHAN_SCRIPT, executor, ckpt)
     try:
-        deadline = time.monotonic() + 120
-        while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert ckpt.exists(), proc.stderr.read() if proc.poll() is not None else "no block merged in 120 s"
+        _first_checkpoint(proc, ckpt)
         assert len(_group(proc.pid)) >= 3  # the main process, workers (and forkserver, tracker or nannies)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -19,7 +19,7 @@ import pytest
 from simcore import analyze, simulate
 from simcore.cli import build_parser, main
 from simcore.engine import StrategyError
-from strategies.registry import register, unregister
+from test_hostile import first_legal, registered  # noqa: F401 - registered is a fixture
 
 
 def run(capsys, *argv):
@@ -32,25 +32,6 @@ def one_line_error(code, err, command, needle):
     assert code == 2 and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and err.startswith(f"pvsim {command}: error: "), err
     assert needle in err, err
-
-
-@pytest.fixture
-def registered():
-    """Register test strategies by (variant, decision, name); all removed afterwards."""
-    names = []
-
-    def add(variant, decision, name, fn):
-        register(variant, decision, name, "a test strategy")(fn)
-        names.append((variant, decision, name))
-        return name
-
-    yield add
-    for key in names:
-        unregister(*key)
-
-
-def first_legal(obs, rng):
-    return np.argmax(obs["legal"], axis=1).astype(np.int64)
 
 
 # -- help ------------------------------------------------------------------------------------
