@@ -127,15 +127,17 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--min-visits", type=int, default=None,
                    help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS}; "
-                        "Russian 4)")
+                        "Russian 4 against a rule field)")
     p.add_argument("--passes", type=int, default=None,
-                   help="backward passes over the decisions (default 2; Russian 4)")
+                   help="backward passes over the decisions (default 2; Russian 4 against a field that places by a "
+                        "rule, first-open or by-rank, else 1)")
     p.add_argument("--confidence", type=float, default=None,
                    help="the level at which a bucket's best action must be ahead of the field's play before the "
-                        "BR leaves the field (default 0.95; Russian 0: any positive mean over --min-visits tries)")
+                        "BR leaves the field (default 0.95; Russian against a rule field 0: any positive mean over "
+                        "--min-visits tries)")
     p.add_argument("--start", default=None, metavar="SPEC",
                    help="what the deviator plays in the first pass at the stages not fitted yet (default: the "
-                        "field; Russian conceal); 'field' for the field")
+                        "field; Russian against a rule field conceal); 'field' for the field")
     p.add_argument("--rollout", type=int, default=DEFAULT_ROLLOUT_K, metavar="K",
                    help=f"K of the rollout:K bound (default {DEFAULT_ROLLOUT_K}; 0: skip it)")
     p.add_argument("--rollout-deals", type=int, default=DEFAULT_ROLLOUT_DEALS,

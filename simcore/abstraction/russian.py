@@ -48,17 +48,33 @@ for _w in _WINDOWS:
 N_FINE_STATES, N_MEDIUM_STATES, N_COARSE_STATES = 120, 60, 30
 
 # How `pvsim exploit` fits a Russian BR unless told otherwise (simcore.exploit.fit_defaults).
-# Twelve placement rounds are twelve stages: fitted last-first from the field's (first-open's)
-# earlier placements, a late round sees only the few situations first-open leads to, and each
-# pass reaches about one round further. The first pass therefore plays the rounds not yet
-# fitted by `conceal` (canonical action 0 of these buckets). And where a bucket keeps the field,
-# it keeps first-open, the worst placement: a departure needs a positive paired mean over 4
-# tries, not a 95% margin over 16 (which kept first-open in about half of the decisions).
-# Seat 0 at 4 players, 65,536 fresh deals (conceal itself: +0.3605): 2 passes of 32,768 deals,
-# 95% over 16 tries, no start: +0.129; confidence 0, no start, 6 passes: +0.376; confidence 0,
-# start conceal: +0.329, +0.344, +0.378, +0.385 after 1 to 4 passes; 4 tries instead of 16:
-# +0.391 (and at 8,192 deals a stage, 3 players: +0.347 against +0.323).
-FIT_DEFAULTS = {"deals": 32_768, "passes": 4, "min_visits": 4, "confidence": 0.0, "start": "conceal"}
+# Against a field that places by a rule (first-open, the default, and by-rank: the `place_rule`
+# trait): twelve placement rounds are twelve stages; fitted last-first from first-open's earlier
+# placements, a late round sees only the few situations first-open leads to, and each pass
+# reaches about one round further. The first pass therefore plays the rounds not yet fitted by
+# `conceal` (canonical action 0 of these buckets). And where a bucket keeps the field, it keeps
+# first-open, the worst placement: a departure needs a positive paired mean over 4 tries, not a
+# 95% margin over 16 (which kept first-open in about half of the decisions). Seat 0 at 4 players,
+# 65,536 fresh deals (conceal itself: +0.3605): 2 passes of 32,768 deals, 95% over 16 tries, no
+# start: +0.129; confidence 0, no start, 6 passes: +0.376; confidence 0, start conceal: +0.329,
+# +0.344, +0.378, +0.385 after 1 to 4 passes; 4 tries instead of 16: +0.391. Against by-rank
+# (16,384 deals): +0.151, where a 95% margin over 16 tries from the same start gave +0.038.
+# Against a field that reads the cards (conceal, best-gain, ...) a departure on a positive mean
+# leaves good play on noise (conceal field, 16,384 deals, 1 pass: -0.033 at confidence 0, -0.0005
+# at 95%), and more passes find nothing more (4 passes at 95%: -0.0006): the usual test, 1 pass.
+RULE_FIELD_FIT = {"deals": 32_768, "passes": 4, "min_visits": 4, "confidence": 0.0, "start": "conceal"}
+CARD_FIELD_FIT = {"deals": 32_768, "passes": 1}
+
+
+def fit_defaults(field=None) -> dict:
+    """Russian's fitting defaults against ``field`` (a resolved seat {decision: (label, fn)};
+    None: the default field, first-open): :data:`RULE_FIELD_FIT` where the field places by a
+    rule (the ``place_rule`` trait), else :data:`CARD_FIELD_FIT`."""
+    from ..engine import policy_traits
+
+    if field is None or policy_traits(field["place"][1]).get("place_rule") is not None:
+        return dict(RULE_FIELD_FIT)
+    return dict(CARD_FIELD_FIT)
 
 
 @njit(cache=True, nogil=True)
