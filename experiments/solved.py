@@ -3,8 +3,9 @@
 Run ``python -m experiments.solved [--full] [--threads K] [--results DIR] [--games G ...]``.
 
 For every game with a shipped solved table (``strategies/solved_tables/``, the
-policy ``solved``; today Estonian and Slovak at 6 players, Tapiola when one is
-shipped), three studies, every comparison paired on the same deals:
+policy ``solved``; Estonian, Slovak, Tapiola and Sviten at 6 players, Russian at
+4 and 3: whichever is shipped), three studies, every comparison paired on the
+same deals:
 
 1. ``results/solve/solved_field.csv``: every built-in policy of each decision
    (the game's own, as ``experiments/exploitability.py`` lists them), and the
@@ -25,15 +26,24 @@ shipped), three studies, every comparison paired on the same deals:
    ``solved_discard``); Slovak: the 13x13 first-exchange chart
    (``solved_exchange_chart``) and the second exchange by flop category
    (``solved_exchange2``); Tapiola: the first discard by hand and tower type
-   (``solved_discard_chart``) and the last discard (``solved_last``).
+   (``solved_discard_chart``) and the last discard (``solved_last``); Sviten: how
+   many cards to throw by the dealt hand's own-five class (``solved_draw``) and
+   keeping or refusing the open card by that class and the card's rank
+   (``solved_open``, a grid); Russian, at each size: where a card goes
+   (``solved_placement_<P>p``, a grid of the card's rank and what it does to the
+   three hands; a deal is classed at the first placement where S and H differ,
+   its labels the hand each chose by made strength).
    ``results/solve/solved_top.csv``: per game, the situation classes where the
    best heuristic loses the most to ``solved`` (its share of the overall gap).
 3. ``--full`` only: the shipped tables re-solved with the settings recorded in
    ``results/solve/bench_<game>_<P>.json`` (:func:`simcore.solve.solve`), into
-   ``results/solve/resolved/``, and compared with the shipped table.
+   ``results/solve/resolved/``, and compared with the shipped table (a table
+   without that record is not re-solved, and the run says so).
 
 Quick mode (default) re-checks the shipped tables briefly (about 30 s on two
-cores); ``--full`` is the committed run. ``results/solve/solved_provenance.json``
+cores for the first three games, a few seconds more for Sviten and Russian);
+``--full`` is the committed run. A run of some games (``--games``) replaces
+only their rows of the ``results/solve/`` summaries and keeps the others'. ``results/solve/solved_provenance.json``
 records the command, seeds, deal counts, git commit, versions and seconds.
 """
 from __future__ import annotations
@@ -46,6 +56,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .paired import ci_columns, seat0_paired
@@ -57,13 +68,30 @@ BLOCK = 1 << 14  # simcore.compare's default block: the same deals as a compare 
 
 # Per game: the table size of its shipped table, and the best heuristic per decision (the least
 # exploitable built-in of experiments/bench_solve.py's measurement, results/solve/bench_<game>_6.json).
+# Sviten's and Russian's from results/exploitability/table.md (the same BR measurement of every built-in
+# field): draw=draw-poker,open=accept (+0.0045) and place=best-gain (4 players +0.0026, 3 players +0.0166).
 GAMES = {
     "estonian": dict(players=6, best={"pass": "thoughtful", "discard": "best-potential"}),
     "slovak": dict(players=6, best={"exchange1": "thoughtful", "exchange2": "thoughtful"}),
     "tapiola": dict(players=6, best={"discard": "made", "last": "best"}, scale=0.25),
+    "sviten": dict(players=6, best={"draw": "draw-poker", "open": "accept"}, scale=0.25),
+    "russian": dict(players=(4, 3), best={"place": "best-gain"}, scale=0.125),
 }
-# ``scale``: the share of the deal budgets a game gets (Tapiola plays four decisions a deal and
-# costs about four times Estonian's per deal).
+# ``players``: the table size(s) of the shipped tables (Russian ships two). ``scale``: the share of
+# the deal budgets a game gets (Tapiola plays four decisions a deal and costs about four times
+# Estonian's per deal; Sviten's and Russian's table play costs more again: twelve placements a
+# seat for Russian, two sizes).
+
+
+def sizes(game: str) -> tuple:
+    """The table sizes of ``game``'s shipped tables (:data:`GAMES`)."""
+    p = GAMES[game]["players"]
+    return tuple(p) if isinstance(p, (tuple, list)) else (p,)
+
+
+def suffix(game: str, players: int) -> str:
+    """The size suffix of a game's chart files: none for a game with one table size, ``_<P>p`` else."""
+    return "" if len(sizes(game)) == 1 else f"_{players}p"
 
 QUICK = dict(field_deals=1 << 16, chart_deals=1 << 17, rollout_deals=1 << 13, resolve=False)
 FULL = dict(field_deals=1 << 20, chart_deals=1 << 21, rollout_deals=1 << 17, resolve=True)
@@ -80,7 +108,7 @@ def shipped(games=None) -> list[dict]:
     out = []
     for tf in shipped_tables():
         g = GAMES.get(tf.game)
-        if g is None or tf.n_players != g["players"] or (games and tf.game not in games):
+        if g is None or tf.n_players not in sizes(tf.game) or (games and tf.game not in games):
             continue
         out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options), "path": tf.path,
                     "spec": "solved", "decisions": tuple(tf.decisions)})
@@ -161,9 +189,14 @@ class Chart:
     ``labels`` of what S and H played there (-1 where seat 0 did not decide).
     """
 
-    def __init__(self, name, decision, classes, labels, classify, title):
+    def __init__(self, name, decision, classes, labels, classify, title, grid=None, optional=False):
         self.name, self.decision, self.classes, self.labels = name, decision, classes, labels
         self.classify, self.title = classify, title
+        # optional: the decision does not come up on every deal, so a block may record none of it
+        self.optional = optional
+        # grid: (row names, column names) when the first rows x columns classes are a grid, row by
+        # row (drawn as one by :func:`plot_cells`); classes after them are listed in its title
+        self.grid = grid
 
 
 def _sums(cls, diff, differ, act_s, act_h, k, m):
@@ -203,18 +236,22 @@ class ChartReduce:
         chart = self.chart()
         cls, act_s, act_h = chart.classify(cards, outs, self.n_players, self.layout)
         diff = outs[0].payoffs[:, 0] - outs[1].payoffs[:, 0]
-        differ = differs(outs, chart.decision)
+        differ = differs(outs, chart.decision, chart.optional)
         return seat0_paired(cards, outs), _sums(cls, diff, differ, act_s, act_h, len(chart.classes),
                                                 len(chart.labels))
 
 
-def differs(outs, decision: str) -> np.ndarray:
-    """Per deal: whether seat 0 played ``decision`` differently under S and H (any round of it)."""
-    keys = [k for k in outs[0].actions if k[0] == 0 and k[1] == decision]
-    if not keys:
+def differs(outs, decision: str, optional: bool = False) -> np.ndarray:
+    """Per deal: whether seat 0 played ``decision`` differently under S and H (any round of it).
+    A block without a recorded ``decision`` of seat 0 is an error unless the decision is
+    ``optional`` (then they did not differ: seat 0 never faced it)."""
+    keys = sorted(set(k for o in outs for k in o.actions if k[0] == 0 and k[1] == decision))
+    if not keys and not optional:
         raise ValueError(f"no recorded {decision} actions of seat 0")
     out = np.zeros(len(outs[0].payoffs), bool)
     for k in keys:
+        if k not in outs[0].actions or k not in outs[1].actions:
+            raise ValueError(f"seat 0's {k[1]} (round {k[2]}) is recorded under one of S and H only")
         out |= outs[0].actions[k] != outs[1].actions[k]
     return out
 
@@ -432,6 +469,10 @@ def _charts(game):
                       slovak_exchange2_classify, "the second exchange, by what the flop did to the face-up cards")]
     if game == "tapiola":
         return _tapiola_charts()
+    if game == "sviten":
+        return _sviten_charts()
+    if game == "russian":
+        return _russian_charts()
     raise ValueError(f"no solved charts for {game!r}")
 
 
@@ -463,6 +504,147 @@ def tapiola_last_classify(cards, outs, P, layout):
     a_s = (outs[0].actions[(0, "last", 0)] > 0).astype(np.int64)
     a_h = (outs[1].actions[(0, "last", 0)] > 0).astype(np.int64)
     return a_h, a_s, a_h
+
+
+# Sviten: how many cards to draw, by the dealt five's class; keep or refuse the open card, by that
+# class and the open card's rank.
+
+SVITEN_DRAW_LABELS = tuple(f"throw {k}" for k in range(6))
+SVITEN_OPEN_LABELS = ("keep", "refuse")
+_POPCOUNT = np.array([bin(m).count("1") for m in range(32)], np.int64)
+
+
+def _sviten_charts():
+    from strategies.sviten import HAND_CLASSES
+
+    from .sviten_draw import RANKS
+
+    cells = [f"{h}; open {r}" for h in HAND_CLASSES for r in RANKS]
+    return [Chart("solved_draw", "draw", list(HAND_CLASSES), SVITEN_DRAW_LABELS, sviten_draw_classify,
+                  "how many cards to throw, by the own-five class of the dealt hand"),
+            Chart("solved_open", "open", cells + ["no open card"], SVITEN_OPEN_LABELS, sviten_open_classify,
+                  "One Open: keep or refuse the card served face up, by the dealt hand's class and the card's rank",
+                  grid=(list(HAND_CLASSES), list(RANKS)), optional=True)]
+
+
+def thrown_count(masks) -> np.ndarray:
+    """Cards thrown by each draw (a 5-bit mask over the seat's card slots)."""
+    return _POPCOUNT[np.asarray(masks, np.int64)]
+
+
+def sviten_draw_classify(cards, outs, P, layout):
+    from strategies.sviten import hand_classes
+
+    hand = np.ascontiguousarray(_slots(cards, layout, "hand", P, 0))
+    return (hand_classes(hand), thrown_count(outs[0].actions[(0, "draw", 0)]),
+            thrown_count(outs[1].actions[(0, "draw", 0)]))
+
+
+def sviten_open_classify(cards, outs, P, layout):
+    """Seat 0 answers an open card only where it threw exactly one card; it throws first, so its
+    open card is the first stub card. S and H draw alike (both play the table at the draw): the
+    class is read from S's draw. Deals without an open card go to the last class."""
+    from simcore.variants.sviten import stub_start
+    from strategies.sviten import HAND_CLASSES, hand_classes
+
+    hand = np.ascontiguousarray(_slots(cards, layout, "hand", P, 0))
+    one = thrown_count(outs[0].actions[(0, "draw", 0)]) == 1
+    rank = cards[:, stub_start(P)].astype(np.int64) >> 2
+    cls = np.where(one, hand_classes(hand) * 13 + rank, len(HAND_CLASSES) * 13)
+    none = np.full(len(cards), -1)  # a block where seat 0 faced no open card records none
+    a_s = np.where(one, outs[0].actions.get((0, "open", 0), none), -1)
+    a_h = np.where(one, outs[1].actions.get((0, "open", 0), none), -1)
+    return cls, a_s, a_h
+
+
+# Russian: where a card goes, by its rank and what it does to the three hands (the states of
+# experiments/russian_placement.py's chart), at the first placement where S and H differ.
+
+def _russian_charts():
+    from .russian_placement import RANKS, STATES, TARGETS
+
+    cells = [f"{r}; {st}" for r in RANKS for st in STATES]
+    return [Chart("solved_placement", "place", cells + ["they place alike throughout"], TARGETS,
+                  russian_place_classify,
+                  "where a card goes, at the first placement where solved and the heuristic differ,\nby the "
+                  "card's rank and what it does to the three hands (targets: the hands by made strength)",
+                  grid=(list(RANKS), list(STATES)))]
+
+
+@njit(cache=True, nogil=True)
+def russian_place_rows(flop, up, placed, own_down, card, seat, acts_s, acts_h, out):
+    """Per row: ``out[i] = (state, S's target, H's target)`` of placing ``card[i]`` on hand
+    ``acts_s[i]`` or ``acts_h[i]``, by :func:`experiments.russian_placement.placement_features`'
+    rules (state 0 the card pairs a hand with room, 1 fits a one-suit hand with room, 2 neither;
+    target 0 the strongest hand by made strength before the card, ties: the lower hand first)."""
+    strength = np.zeros(3)
+    for i in range(card.shape[0]):
+        c = card[i]
+        r, s = c >> 2, c & 3
+        pairs, suits = False, False
+        for h in range(3):
+            m = placed[i, seat, h]
+            cards = np.empty(5, np.int64)
+            cards[0] = flop[i, h]
+            k = 1
+            for j in range(min(m, 3)):
+                cards[k] = up[i, seat, h, j]
+                k += 1
+            if m == 4:
+                cards[k] = own_down[i, h]
+                k += 1
+            cnt = np.zeros(13, np.int64)
+            one_suit = True
+            for j in range(k):
+                cnt[cards[j] >> 2] += 1
+                if (cards[j] & 3) != s:
+                    one_suit = False
+            big, top = 0, 0
+            for x in range(13):
+                if cnt[x] >= big and cnt[x] > 0:
+                    big, top = cnt[x], x
+            strength[h] = big * 13 + top
+            if m < 4:
+                if cnt[r] > 0:
+                    pairs = True
+                if one_suit and k >= 2:
+                    suits = True
+        out[i, 0] = 0 if pairs else (1 if suits else 2)
+        for col, a in ((1, acts_s[i]), (2, acts_h[i])):
+            place = 0
+            for h in range(3):
+                if strength[h] > strength[a] or (strength[h] == strength[a] and h < a):
+                    place += 1
+            out[i, col] = place
+
+
+def russian_place_classify(cards, outs, P, layout):
+    """Each deal by its first placement where S and H put seat 0's card on different hands: the
+    card's rank and state, and the target each chose; seat 0's hands up to then are rebuilt from
+    S's placements (the same as H's until then). Deals where they never differ go to the last class."""
+    from simcore.variants.russian import ROUNDS, apply_placements, card_slot, new_state
+
+    from .russian_placement import STATES
+
+    n = len(cards)
+    flop = np.ascontiguousarray(cards[:, :3])
+    up, placed, down = new_state(n, P)
+    cls = np.full(n, 13 * len(STATES), np.int64)
+    act_s, act_h = np.full(n, -1, np.int64), np.full(n, -1, np.int64)
+    alike = np.ones(n, bool)
+    for r in range(ROUNDS):
+        card = np.ascontiguousarray(cards[:, card_slot(P, r, 0)])
+        a_s, a_h = outs[0].actions[(0, "place", r)], outs[1].actions[(0, "place", r)]
+        first = np.flatnonzero(alike & (a_s != a_h))
+        if first.size:
+            out = np.empty((first.size, 3), np.int64)
+            russian_place_rows(flop[first], up[first], placed[first], down[first, 0], card[first], 0,
+                               a_s[first].astype(np.int64), a_h[first].astype(np.int64), out)
+            cls[first] = (card[first].astype(np.int64) >> 2) * len(STATES) + out[:, 0]
+            act_s[first], act_h[first] = out[:, 1], out[:, 2]
+            alike[first] = False
+        apply_placements(card, 0, a_s, up, placed, down)
+    return cls, act_s, act_h
 
 
 # -- charts -------------------------------------------------------------------------------------
@@ -576,6 +758,77 @@ def plot_grid(df, chart: Chart, path):
     plt.close(fig)
 
 
+def plot_cells(df, chart: Chart, path):
+    """A chart whose classes form a grid (:attr:`Chart.grid`): per cell, solved's shares of the labels,
+    the heuristic's where it plays otherwise on over 5% of the cell's deals, and what solved gains over
+    it there (per deal of the cell, from the deals where they differ, 95%; bold: away from 0),
+    coloured by that gain. The classes after the grid are listed in the title."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, cols = chart.grid
+    R, C = len(rows), len(cols)
+    d = df[df["class"] != "all"].reset_index(drop=True)
+    best = d.heuristic.iloc[0]
+    grid = np.full((R, C), np.nan)
+    for k in range(R * C):
+        r = d.iloc[k]
+        if r.n and r.disagree > 0:
+            grid[k // C, k % C] = 100 * r.worth
+    # the colour scale from the cells of 50 deals or more where there are any (small cells are noisy)
+    big = grid[np.array(d.n[:R * C] >= 50).reshape(R, C)]
+    scale = big if np.isfinite(big).any() else grid
+    lim = float(np.nanmax(np.abs(scale))) if np.isfinite(scale).any() else 1.0
+    fig, ax = plt.subplots(figsize=(max(9.0, 1.25 * C + 3), 2.2 + 0.62 * R + 1.4))
+    im = ax.imshow(grid, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+    short = [lab.split()[-1][:4] if len(chart.labels) > 2 else lab[0].upper() for lab in chart.labels]
+    for k in range(R * C):
+        r = d.iloc[k]
+        i, j = divmod(k, C)
+        if not r.n:
+            continue
+        mix = "/".join(f"{100 * x:.0f}" for x in np.nan_to_num([r[f"solved: {lab}"] for lab in chart.labels]))
+        ax.text(j, i - 0.28, f"{mix} ({int(r.n):,})", ha="center", va="center", fontsize=6)
+        if r.disagree > 0.05:
+            heur = np.nan_to_num([r[f"{best}: {lab}"] for lab in chart.labels])
+            ax.text(j, i, f"{best[:6]}: " + "/".join(f"{100 * x:.0f}" for x in heur), ha="center", va="center",
+                    fontsize=5.5, color="#333333")
+            half = (r.worth_ci_high - r.worth_ci_low) / 2
+            ax.text(j, i + 0.28, f"{100 * r.worth:+.2f}±{100 * half:.2f}", ha="center", va="center", fontsize=6,
+                    weight="bold" if r.worth_ci_low > 0 or r.worth_ci_high < 0 else "normal")
+    ax.set_xticks(range(C), cols, fontsize=8)
+    ax.set_yticks(range(R), rows, fontsize=8)
+    fig.colorbar(im, ax=ax, label=f"solved minus {best}, per deal of the cell (points of a pot)", shrink=0.8)
+    a = df[df["class"] == "all"].iloc[0]
+    extra = "; ".join(f"{r['class']}: {r.frequency:.1%} of deals, differ {r.disagree:.1%}"
+                      for _, r in d.iloc[R * C:].iterrows())
+    import textwrap
+
+    width = int(14 * fig.get_size_inches()[0])
+    parts = [f"{a.game.capitalize()}, {int(a.players)} players, {chart.title.replace(chr(10), ' ')}",
+             f"Seat 0 on solved vs {chart.decision}={best} (solved elsewhere), field solved, {int(a.n):,} paired "
+             f"deals. Each cell: solved's {'/'.join(short)} % (deals); where {best} plays otherwise on over 5% of "
+             f"them, its shares and what solved gains there (points per deal of the cell, ±95%; bold: away from 0).",
+             f"Overall {100 * a.gain:+.3f} [{100 * a.gain_ci_low:+.3f}, {100 * a.gain_ci_high:+.3f}] points a deal, "
+             f"{100 * a.worth:+.3f} [{100 * a.worth_ci_low:+.3f}, {100 * a.worth_ci_high:+.3f}] from the "
+             f"{a.disagree:.1%} of deals where they differ" + (f"; {extra}" if extra else "") + "."]
+    ax.set_title("\n".join(textwrap.fill(x, width) for x in parts), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_chart(df, chart: Chart, path):
+    """The chart's picture: the 13x13 grid (Slovak's first exchange), a grid of cells, or bars by class."""
+    if chart.name == "solved_exchange_chart":
+        return plot_grid(df, chart, path)
+    if chart.grid is not None:
+        return plot_cells(df, chart, path)
+    return plot_situations(df, chart, path)
+
+
 def plot_field(df, path):
     """Each built-in as one deviating seat in a field of solved: gain per deal with 95% intervals."""
     import matplotlib
@@ -583,11 +836,11 @@ def plot_field(df, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    games = list(dict.fromkeys(df.game))
-    fig, axes = plt.subplots(1, len(games), figsize=(7 * len(games), 0.6 + 0.32 * df.groupby("game").size().max()),
-                             squeeze=False)
-    for ax, g in zip(axes[0], games):
-        s = df[df.game == g].iloc[::-1]
+    games = list(dict.fromkeys(zip(df.game, df.players)))
+    fig, axes = plt.subplots(1, len(games), figsize=(7 * len(games), 0.6 + 0.32 * df.groupby(["game", "players"])
+                                                     .size().max()), squeeze=False)
+    for ax, (g, P) in zip(axes[0], games):
+        s = df[(df.game == g) & (df.players == P)].iloc[::-1]
         y = np.arange(len(s))
         err = np.vstack([s.gain - s.gain_ci_low, s.gain_ci_high - s.gain])
         colours = ["#c44e52" if lo > 0 else "#4c72b0" for lo in s.gain_ci_low]
@@ -672,13 +925,13 @@ def recheck_resolved(res: Path) -> list[dict]:
     """Compare the tables of ``<res>/solve/resolved/`` with the shipped ones again (:func:`compare_tables`),
     keeping each re-solve's settings and seconds in ``resolved.json``."""
     path = res / "solve" / "resolved" / "resolved.json"
-    entries = {e["game"]: e for e in shipped()}
+    entries = {(e["game"], e["players"]): e for e in shipped()}
     out = []
     for r in json.loads(path.read_text()):
         r = {k: v for k, v in r.items() if k not in ("identical_to_shipped", "max_abs_difference", "rows",
                                                      "same_play")}
         table = res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz"
-        out.append({**r, **compare_tables(entries[r["game"]], str(table))})
+        out.append({**r, **compare_tables(entries[(r["game"], r["players"])], str(table))})
     path.write_text(json.dumps(out, indent=2) + "\n")
     return out
 
@@ -697,8 +950,8 @@ def summary(res: Path) -> str:
     def ci(x, lo, hi):
         return f"{x:+.5f} [{lo:+.5f}, {hi:+.5f}]"
 
-    for game, g in field.groupby("game", sort=False):
-        lines += [f"## {game}, {int(g.players.iloc[0])} players", "",
+    for (game, P), g in field.groupby(["game", "players"], sort=False):
+        lines += [f"## {game}, {int(P)} players", "",
                   "One seat deviates from a field of `solved` (keeping `solved` at its other decisions); its "
                   "gain over playing `solved` itself:", "",
                   "| deviation | gain per deal | 95% interval | deals | beats solved? |", "|---|---|---|---|---|"]
@@ -710,12 +963,13 @@ def summary(res: Path) -> str:
                          f"{int(r.n):,} | {'**yes**' if r.gain_ci_low > 0 else 'no'} |")
         lines.append("")
         for chart in _charts(game):
-            path = res / game / f"{chart.name}.csv"
+            stem = f"{chart.name}{suffix(game, int(P))}"
+            path = res / game / f"{stem}.csv"
             if not path.exists():
                 continue
             df = pd.read_csv(path)
             a = df[df["class"] == "all"].iloc[0]
-            lines += [f"**{chart.decision}** (`{game}/{chart.name}.png`): solved against `{chart.decision}="
+            lines += [f"**{chart.decision}** (`{game}/{stem}.png`): solved against `{chart.decision}="
                       f"{a.heuristic}`, {int(a.n):,} deals; they differ on {a.disagree:.1%} of deals; solved "
                       f"minus the heuristic {ci(a.gain, a.gain_ci_low, a.gain_ci_high)} a deal, "
                       f"{ci(a.worth, a.worth_ci_low, a.worth_ci_high)} from the deals where they differ.", ""]
@@ -760,6 +1014,42 @@ def summary(res: Path) -> str:
     text = "\n".join(lines)
     (solve_dir / "solved.md").write_text(text)
     return text
+
+
+def _size_index(game: str, players: int) -> int:
+    return sizes(game).index(players) if players in sizes(game) else len(sizes(game))
+
+
+def _order(game: str, players: int):
+    """Games in :data:`GAMES`' order, a game's sizes in theirs (the CSVs' row order)."""
+    return (list(GAMES).index(game) if game in GAMES else len(GAMES), game, _size_index(game, players))
+
+
+def _key(game: str, players: int) -> str:
+    """A table's name in the provenance: the game, or ``<game>-<P>p`` for a game of several sizes."""
+    return game if len(sizes(game)) == 1 else f"{game}-{players}p"
+
+
+def _old_tables(path: Path, mode: str) -> dict:
+    """The tables recorded by an earlier run of the same mode (a run of some games keeps the others')."""
+    if not path.exists():
+        return {}
+    old = json.loads(path.read_text())
+    return old.get("tables", {}) if old.get("mode") == mode else {}
+
+
+def _merge(path: Path, new, done: set, partial: bool):
+    """``new`` rows, and, in a run of some games (``partial``), the earlier rows of ``path`` of the
+    other (game, players); the games in :func:`_order`, each game's rows in their order."""
+    import pandas as pd
+
+    both = new
+    if partial and path.exists():
+        old = pd.read_csv(path)
+        keep = old[[(g, int(p)) not in done for g, p in zip(old.game, old.players)]]
+        both = pd.concat([keep, new], ignore_index=True)
+    order = sorted(dict.fromkeys(zip(both.game, both.players)), key=lambda k: _order(k[0], int(k[1])))
+    return pd.concat([both[(both.game == g) & (both.players == p)] for g, p in order], ignore_index=True)
 
 
 def _rel(path) -> str:
@@ -809,43 +1099,52 @@ def main(argv=None) -> int:
     threads = args.threads or default_workers()
     if args.workers is not None or args.scheduler or args.executor in ("processes", "dask"):
         threads = None  # the workers say how many
-    entries = {e["game"]: e for e in shipped(args.games)}
+    entries = {(e["game"], e["players"]): e for e in shipped(args.games)}
     for t in args.table:
         game, sep, path = t.partition("=")
         if not sep or not path:
             raise SystemExit(f"--table {t!r}: give GAME=FILE")
-        entries[game] = table_entry(game, path)
+        e = table_entry(game, path)
+        entries[(game, e["players"])] = e
     res = Path(args.results)
     solve_dir = res / "solve"
     solve_dir.mkdir(parents=True, exist_ok=True)
     log = StudyLog("python -m experiments.solved", argv, full=args.full, seed=args.seed, threads=threads,
                    config=cfg)
-    log.record["tables"] = {g: {"path": _rel(e["path"]), **{k: e[k] for k in ("spec", "players", "options")}}
-                            for g, e in entries.items()}
+    partial = args.games is not None  # a run of some games keeps the others' rows and records
+    if partial:
+        log.keep_studies(solve_dir / "solved_provenance.json")
+    tables = dict(_old_tables(solve_dir / "solved_provenance.json", log.record["mode"]) if partial else {})
+    tables = {k: v for k, v in tables.items() if v.get("game", k.split("-")[0]) not in (args.games or [])}
+    tables.update({_key(*g): {"game": g[0], "path": _rel(e["path"]), **{k: e[k] for k in ("spec", "players",
+                                                                                             "options")}}
+                   for g, e in entries.items()})
+    log.record["tables"] = tables
     if not entries:
         print("no solved table is shipped for " + ", ".join(args.games or GAMES) + ": nothing to check")
     import pandas as pd
 
     fields, tops = [], []
-    for game, e in sorted(entries.items()):
-        gi = list(GAMES).index(game)  # a game's seeds do not depend on which others run
+    for (game, P), e in sorted(entries.items(), key=lambda x: _order(*x[0])):
+        # a game's seeds do not depend on which others run; a second table size adds 500
+        base = args.seed + 1000 * list(GAMES).index(game) + 500 * _size_index(game, P)
+        name = _key(game, P)  # the game, or game-<P>p where it has more than one size
         e["path"] = str(e["path"])
-        print(f"\n{game}, {e['players']} players, solved table {os.path.relpath(e['path'], ROOT)}")
+        print(f"\n{game}, {P} players, solved table {os.path.relpath(e['path'], ROOT)}")
         t0 = time.perf_counter()
         scale = GAMES[game].get("scale", 1.0)
         deals = {k: max(1 << 12, int(cfg[k] * scale)) for k in ("field_deals", "chart_deals", "rollout_deals")}
-        fields.append(field_table(e, deals["field_deals"], args.seed + 1000 * gi, threads,
+        fields.append(field_table(e, deals["field_deals"], base, threads,
                                   deals["rollout_deals"] if cfg["rollout_deals"] else 0, **where))
-        log.done(f"{game} field", t0, deals=deals["field_deals"], rollout_deals=deals["rollout_deals"])
+        log.done(f"{name} field", t0, deals=deals["field_deals"], rollout_deals=deals["rollout_deals"])
         out = res / game
         out.mkdir(parents=True, exist_ok=True)
         for ci, chart in enumerate(_charts(game)):
             t0 = time.perf_counter()
-            df, _ = disagreement(e, chart, deals["chart_deals"], args.seed + 1000 * gi + 100 + ci, threads,
-                                 **where)
-            df.to_csv(out / f"{chart.name}.csv", index=False)
-            (plot_grid if chart.name == "solved_exchange_chart" else plot_situations)(df, chart,
-                                                                                      out / f"{chart.name}.png")
+            df, _ = disagreement(e, chart, deals["chart_deals"], base + 100 + ci, threads, **where)
+            stem = f"{chart.name}{suffix(game, P)}"
+            df.to_csv(out / f"{stem}.csv", index=False)
+            plot_chart(df, chart, out / f"{stem}.png")
             a = df[df["class"] == "all"].iloc[0]
             print(f"  {chart.decision}: solved vs {chart.decision}={a.heuristic}: {_fmt(a.gain)} "
                   f"[{_fmt(a.gain_ci_low)}, {_fmt(a.gain_ci_high)}], differ on {a.disagree:.1%} of deals")
@@ -855,24 +1154,36 @@ def main(argv=None) -> int:
                       f"{_fmt(r.differ_contribution)} a deal [{_fmt(r.differ_contribution_ci_low)}, "
                       f"{_fmt(r.differ_contribution_ci_high)}]")
             tops.append(top.assign(chart=chart.name))
-            log.done(f"{game} {chart.name}", t0, deals=deals["chart_deals"], seed=int(df.seed.iloc[0]))
+            log.done(f"{name} {chart.name}", t0, deals=deals["chart_deals"], seed=int(df.seed.iloc[0]))
     if fields:
-        field = pd.concat(fields, ignore_index=True)
+        done = set(entries)
+        field = _merge(solve_dir / "solved_field.csv", pd.concat(fields, ignore_index=True), done, partial)
         field.to_csv(solve_dir / "solved_field.csv", index=False)
         plot_field(field, solve_dir / "solved_field.png")
         top = pd.concat(tops, ignore_index=True)
-        top = top.sort_values(["game", "differ_contribution"], ascending=[True, False]).groupby("game").head(3)
+        top = top.sort_values(["game", "players", "differ_contribution"], ascending=[True, False, False])
+        top = top.groupby(["game", "players"], sort=False).head(3)
+        top = _merge(solve_dir / "solved_top.csv", top, done, partial)
         top.to_csv(solve_dir / "solved_top.csv", index=False)
     if cfg["resolve"]:
-        resolved = []
-        for game, e in sorted(entries.items()):
+        path = solve_dir / "resolved" / "resolved.json"
+        old = json.loads(path.read_text()) if partial and path.exists() else []
+        resolved = [r for r in old if (r["game"], r["players"]) not in entries]
+        for (game, P), e in sorted(entries.items(), key=lambda x: _order(*x[0])):
+            bench = ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
+            if not bench.exists():
+                print(f"\nnot re-solving {game} {P}p: no recorded settings ({_rel(bench)})", flush=True)
+                continue
             t0 = time.perf_counter()
-            print(f"\nre-solving {game} {e['players']}p with the recorded settings ...", flush=True)
+            print(f"\nre-solving {game} {P}p with the recorded settings ...", flush=True)
             r = resolve(e, solve_dir / "resolved", workers=args.workers, executor=args.executor)
             resolved.append(r)
             print(f"  {r['wall_s']:.0f} s; identical to the shipped table: {r['identical_to_shipped']}")
-            log.done(f"{game} resolve", t0)
-        (solve_dir / "resolved" / "resolved.json").write_text(json.dumps(resolved, indent=2) + "\n")
+            log.done(f"{_key(game, P)} resolve", t0)
+        if resolved:
+            resolved.sort(key=lambda r: _order(r["game"], r["players"]))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(resolved, indent=2) + "\n")
     if fields:
         summary(res)
     seconds = log.write(solve_dir / "solved_provenance.json")

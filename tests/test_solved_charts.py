@@ -138,8 +138,8 @@ def test_reduce_pickles_and_errors():
     r = solved.ChartReduce("slovak", "solved_exchange2", 6, {})
     r2 = pickle.loads(pickle.dumps(r))
     assert r2.chart().decision == "exchange2"
-    with pytest.raises(ValueError, match="sviten"):
-        solved.table_entry("sviten", "x.npz")
+    with pytest.raises(ValueError, match="no charts for 'duel'"):
+        solved.table_entry("duel", "x.npz")
     with pytest.raises(ValueError, match="holds a estonian table"):
         solved.table_entry("slovak", solved.shipped(["estonian"])[0]["path"])
 
@@ -225,3 +225,167 @@ def test_chart_on_processes_equals_threads():
     a, _ = solved.disagreement(e, chart, 1 << 15, 12, 2)
     b, _ = solved.disagreement(e, chart, 1 << 15, 12, None, executor="processes", workers=2)
     assert a.equals(b)
+
+
+# -- Sviten and Russian: on the shipped table, or on a tiny table solved here until one is shipped --
+
+@pytest.fixture(scope="module")
+def small_tables(tmp_path_factory):
+    """(game, players) -> an entry: the shipped table where there is one, else one iteration of
+    ``pvsim solve`` on 2,048 deals (a few seconds; the charts' identities hold for any table)."""
+    from simcore.solve import solve
+
+    out = {}
+    for game, P in (("sviten", 6), ("russian", 3)):
+        ship = [e for e in solved.shipped([game]) if e["players"] == P]
+        if ship:
+            out[(game, P)] = ship[0]
+            continue
+        path = str(tmp_path_factory.mktemp("tables") / f"{game}_{P}.npz")
+        solve(game, P, iterations=1, deals_per_iteration=2048, eval_deals=2048, block_size=2048, seed=3, out=path)
+        out[(game, P)] = solved.table_entry(game, path)
+    return out
+
+
+def _total_is_compare(e, chart, n, seed):
+    """The chart's total row is the paired compare of the same seed, and its classes hold every deal."""
+    from simcore import compare
+
+    df, _ = solved.disagreement(e, chart, n, seed, 2)
+    b = solved.hero_spec(e, chart.decision, solved.GAMES[e["game"]]["best"][chart.decision])
+    r = compare(e["game"], e["players"], n, seed, a=e["spec"], b=b, field=e["spec"], options=e["options"],
+                progress=False)
+    a = df[df["class"] == "all"].iloc[0]
+    d, se = r.stats.diff(0, 1)
+    assert a.gain == d and a.gain_stderr == se
+    classes = df[df["class"] != "all"]
+    assert len(classes) == len(chart.classes) and classes.n.sum() == n
+    assert abs(classes.differ_contribution.sum() - a.differ_contribution) < 1e-12
+    return df
+
+
+def test_sviten_charts_total_and_classes(small_tables):
+    """Both Sviten charts' totals are the paired compare; the draw chart's classes are the dealt hand's
+    own-five class and its labels the number of cards thrown; the open chart's deals without an open
+    card (seat 0 did not throw exactly one) show no disagreement."""
+    from strategies.sviten import HAND_CLASSES
+
+    e = small_tables[("sviten", 6)]
+    draw, opn = solved._charts("sviten")
+    df = _total_is_compare(e, draw, 1 << 12, 21)
+    assert list(df["class"][:-1]) == list(HAND_CLASSES)
+    df = _total_is_compare(e, opn, 1 << 12, 22)
+    none = df[df["class"] == "no open card"].iloc[0]
+    assert none.disagree == 0 and none.gain == 0
+    assert len(opn.classes) == 9 * 13 + 1 and opn.grid == (list(HAND_CLASSES), list("23456789TJQKA"))
+
+
+def test_sviten_classes_rebuilt():
+    """With draw=one-lowest every seat throws one card: the draw labels are all 'throw 1', and seat 0's
+    open card (read by the open chart as the first stub card) is the one the play served it."""
+    from simcore.engine import map_alternatives
+    from simcore.variants import get_variant
+    from strategies import lineup
+    from strategies.sviten import hand_classes
+
+    v = get_variant("sviten")
+    lu = [lineup(v, 6, "draw=one-lowest,open=accept", "draw=draw-poker,open=accept"),
+          lineup(v, 6, "draw=draw-poker,open=decline", "draw=draw-poker,open=accept")]
+
+    def reduce(cards, outs):
+        cls, ls, lh = solved.sviten_draw_classify(cards, outs, 6, v.layout)
+        masks = outs[1].actions[(0, "draw", 0)]
+        # the second lineup's count, bit by bit
+        bits = sum((masks.astype(np.int64) >> j) & 1 for j in range(5))
+        hand = np.ascontiguousarray(cards[:, :5])
+        ocls, os_, oh = solved.sviten_open_classify(cards, outs, 6, v.layout)
+        served = outs[0].state.open_cards[:, 0]
+        return np.array([np.sum(cls == hand_classes(hand)), np.sum(ls == 1), np.sum(lh == bits),
+                         np.sum(ocls == hand_classes(hand) * 13 + (served.astype(np.int64) >> 2)), len(cards)])
+
+    a, b, c, d, n = map_alternatives(v, 6, lu, 4096, reduce, seed=5, record=True, keep_state=True, threads=1)[0]
+    assert a == b == c == d == n == 4096
+
+
+def test_russian_rows_agree_with_the_placement_chart():
+    """russian_place_rows' state and target of every placement add up to
+    russian_placement.placement_features' counts (both over all twelve rounds)."""
+    from simcore.engine import map_alternatives
+    from simcore.variants import get_variant
+    from simcore.variants.russian import ROUNDS, apply_placements, card_slot, new_state
+    from strategies import lineup
+
+    from experiments.russian_placement import placement_features
+
+    v = get_variant("russian")
+    P = 3
+
+    def reduce(cards, outs):
+        mine, theirs = np.zeros((13, 3, 3), np.int64), np.zeros((13, 3, 3), np.int64)
+        flop = np.ascontiguousarray(cards[:, :3])
+        up, placed, down = new_state(len(cards), P)
+        for r in range(ROUNDS):
+            card = np.ascontiguousarray(cards[:, card_slot(P, r, 0)])
+            a = outs[0].actions[(0, "place", r)]
+            placement_features(flop, up, placed, down[:, 0], card, 0, a, theirs)
+            rows = np.empty((len(card), 3), np.int64)
+            other = (a.astype(np.int64) + 1) % 3  # the H column: another hand, the same features
+            solved.russian_place_rows(flop, up, placed, down[:, 0], card, 0, a.astype(np.int64), other, rows)
+            np.add.at(mine, (card.astype(np.int64) >> 2, rows[:, 0], rows[:, 1]), 1)
+            assert np.all(rows[:, 2] != rows[:, 1])  # another hand has another place
+            apply_placements(card, 0, a, up, placed, down)
+        return np.stack([mine, theirs])
+
+    both = map_alternatives(v, P, [lineup(v, P, "place=best-gain", "place=by-rank")], 4096, reduce, seed=6,
+                            record=True, threads=1)[0]
+    assert both[0].sum() == 4096 * ROUNDS and np.array_equal(both[0], both[1])
+
+
+def test_russian_chart_total_first_departure_and_summary(small_tables, tmp_path):
+    """Russian's placement chart: the total is the paired compare; every deal where S and H place a
+    card differently is classed at the first such card (disagree 1), the rest in the last class
+    (disagree 0); a game of two sizes writes _<P>p files and the summary has a section per size."""
+    from experiments.russian_placement import RANKS, STATES
+
+    e = small_tables[("russian", 3)]
+    chart = solved._charts("russian")[0]
+    df = _total_is_compare(e, chart, 1 << 12, 23)
+    cells = df[(df["class"] != "all") & (df["class"] != "they place alike throughout") & (df.n > 0)]
+    assert (cells.disagree == 1).all()
+    alike = df[df["class"] == "they place alike throughout"].iloc[0]
+    assert alike.disagree == 0 or alike.n == 0
+    assert list(df["class"][:3]) == [f"2; {s}" for s in STATES] and df["class"].iloc[-3].startswith(RANKS[-1])
+    # what S and H chose at the departure: shares of the class's deals, never the same place (other hands)
+    assert np.allclose(cells[[f"solved: {x}" for x in chart.labels]].sum(axis=1), 1.0)
+    assert np.allclose(cells[[f"best-gain: {x}" for x in chart.labels]].sum(axis=1), 1.0)
+    assert not np.any(np.isclose(cells[[f"solved: {x}" for x in chart.labels]].to_numpy(), 1.0)
+                      & np.isclose(cells[[f"best-gain: {x}" for x in chart.labels]].to_numpy(), 1.0))
+    assert solved.suffix("russian", 3) == "_3p" and solved.suffix("sviten", 6) == ""
+    (tmp_path / "solve").mkdir()
+    (tmp_path / "russian").mkdir()
+    field = solved.field_table(e, 1 << 12, 24, 2)
+    four = field.assign(players=4)  # the summary's sections go by (game, players)
+    import pandas as pd
+
+    pd.concat([four, field]).to_csv(tmp_path / "solve" / "solved_field.csv", index=False)
+    df.to_csv(tmp_path / "russian" / "solved_placement_3p.csv", index=False)
+    text = solved.summary(tmp_path)
+    assert "## russian, 4 players" in text and "## russian, 3 players" in text
+    assert text.count("`russian/solved_placement_3p.png`") == 1
+    solved.plot_chart(df, chart, tmp_path / "russian" / "solved_placement_3p.png")
+    assert (tmp_path / "russian" / "solved_placement_3p.png").stat().st_size > 10_000
+
+
+def test_partial_run_keeps_the_other_games_rows(tmp_path):
+    """A run of some games (--games) replaces only their rows of the summary CSVs, games in GAMES' order."""
+    import pandas as pd
+
+    path = tmp_path / "f.csv"
+    pd.DataFrame({"game": ["estonian", "slovak", "russian", "russian"], "players": [6, 6, 4, 3],
+                  "x": [1, 2, 3, 4]}).to_csv(path, index=False)
+    new = pd.DataFrame({"game": ["russian", "russian", "sviten"], "players": [4, 3, 6], "x": [5, 6, 7]})
+    done = {("russian", 4), ("russian", 3), ("sviten", 6)}
+    m = solved._merge(path, new, done, True)
+    assert list(zip(m.game, m.players, m.x)) == [("estonian", 6, 1), ("slovak", 6, 2), ("sviten", 6, 7),
+                                                 ("russian", 4, 5), ("russian", 3, 6)]
+    assert list(solved._merge(path, new, done, False).x) == [7, 5, 6]  # a whole run: its own rows only
