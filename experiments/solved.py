@@ -74,13 +74,13 @@ GAMES = {
     "estonian": dict(players=6, best={"pass": "thoughtful", "discard": "best-potential"}),
     "slovak": dict(players=6, best={"exchange1": "thoughtful", "exchange2": "thoughtful"}),
     "tapiola": dict(players=6, best={"discard": "made", "last": "best"}, scale=0.25),
-    "sviten": dict(players=6, best={"draw": "draw-poker", "open": "accept"}, scale=0.25),
-    "russian": dict(players=(4, 3), best={"place": "best-gain"}, scale=0.125),
+    "sviten": dict(players=6, best={"draw": "draw-poker", "open": "accept"}, scale=0.25, full_scale=0.5),
+    "russian": dict(players=(4, 3), best={"place": "best-gain"}, scale=0.125, full_scale=0.25),
 }
 # ``players``: the table size(s) of the shipped tables (Russian ships two). ``scale``: the share of
 # the deal budgets a game gets (Tapiola plays four decisions a deal and costs about four times
-# Estonian's per deal; Sviten's and Russian's table play costs more again: twelve placements a
-# seat for Russian, two sizes).
+# Estonian's per deal; Russian has two sizes), ``full_scale`` with ``--full`` where it differs
+# (Sviten's and Russian's quick budgets are kept small: a few seconds each).
 
 
 def sizes(game: str) -> tuple:
@@ -1132,7 +1132,7 @@ def main(argv=None) -> int:
         e["path"] = str(e["path"])
         print(f"\n{game}, {P} players, solved table {os.path.relpath(e['path'], ROOT)}")
         t0 = time.perf_counter()
-        scale = GAMES[game].get("scale", 1.0)
+        scale = GAMES[game].get("full_scale" if args.full else "scale", GAMES[game].get("scale", 1.0))
         deals = {k: max(1 << 12, int(cfg[k] * scale)) for k in ("field_deals", "chart_deals", "rollout_deals")}
         fields.append(field_table(e, deals["field_deals"], base, threads,
                                   deals["rollout_deals"] if cfg["rollout_deals"] else 0, **where))
