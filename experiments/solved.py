@@ -548,7 +548,10 @@ def sviten_open_classify(cards, outs, P, layout):
     from strategies.sviten import HAND_CLASSES, hand_classes
 
     hand = np.ascontiguousarray(_slots(cards, layout, "hand", P, 0))
-    one = thrown_count(outs[0].actions[(0, "draw", 0)]) == 1
+    draw = outs[0].actions[(0, "draw", 0)]
+    if not np.array_equal(draw, outs[1].actions[(0, "draw", 0)]):
+        raise ValueError("the open chart needs seat 0 to draw alike under S and H (the table at the draw)")
+    one = thrown_count(draw) == 1
     rank = cards[:, stub_start(P)].astype(np.int64) >> 2
     cls = np.where(one, hand_classes(hand) * 13 + rank, len(HAND_CLASSES) * 13)
     none = np.full(len(cards), -1)  # a block where seat 0 faced no open card records none
