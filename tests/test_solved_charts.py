@@ -281,8 +281,10 @@ def test_sviten_charts_total_and_classes(small_tables):
 
 
 def test_sviten_classes_rebuilt():
-    """With draw=one-lowest every seat throws one card: the draw labels are all 'throw 1', and seat 0's
-    open card (read by the open chart as the first stub card) is the one the play served it."""
+    """With draw=one-lowest seat 0 throws one card: the draw labels are all 'throw 1' (and
+    draw-poker's are its masks' bit counts), seat 0's open card (read by the open chart as the first
+    stub card) is the one the play served it, accept keeps it and decline refuses it; two different
+    draws at seat 0 are refused by the open chart."""
     from simcore.engine import map_alternatives
     from simcore.variants import get_variant
     from strategies import lineup
@@ -290,21 +292,26 @@ def test_sviten_classes_rebuilt():
 
     v = get_variant("sviten")
     lu = [lineup(v, 6, "draw=one-lowest,open=accept", "draw=draw-poker,open=accept"),
+          lineup(v, 6, "draw=one-lowest,open=decline", "draw=draw-poker,open=accept"),
           lineup(v, 6, "draw=draw-poker,open=decline", "draw=draw-poker,open=accept")]
 
     def reduce(cards, outs):
-        cls, ls, lh = solved.sviten_draw_classify(cards, outs, 6, v.layout)
-        masks = outs[1].actions[(0, "draw", 0)]
-        # the second lineup's count, bit by bit
+        cls, ls, lh = solved.sviten_draw_classify(cards, [outs[0], outs[2]], 6, v.layout)
+        masks = outs[2].actions[(0, "draw", 0)]
+        # the third lineup's count, bit by bit
         bits = sum((masks.astype(np.int64) >> j) & 1 for j in range(5))
         hand = np.ascontiguousarray(cards[:, :5])
-        ocls, os_, oh = solved.sviten_open_classify(cards, outs, 6, v.layout)
+        ocls, os_, oh = solved.sviten_open_classify(cards, outs[:2], 6, v.layout)
         served = outs[0].state.open_cards[:, 0]
+        with pytest.raises(ValueError, match="draw alike"):  # its classes need one draw for S and H
+            solved.sviten_open_classify(cards, [outs[0], outs[2]], 6, v.layout)
         return np.array([np.sum(cls == hand_classes(hand)), np.sum(ls == 1), np.sum(lh == bits),
-                         np.sum(ocls == hand_classes(hand) * 13 + (served.astype(np.int64) >> 2)), len(cards)])
+                         np.sum(ocls == hand_classes(hand) * 13 + (served.astype(np.int64) >> 2)),
+                         np.sum((os_ == 0) & (oh == 1)), len(cards)])
 
-    a, b, c, d, n = map_alternatives(v, 6, lu, 4096, reduce, seed=5, record=True, keep_state=True, threads=1)[0]
-    assert a == b == c == d == n == 4096
+    a, b, c, d, e, n = map_alternatives(v, 6, lu, 4096, reduce, seed=5, record=True, keep_state=True,
+                                        threads=1)[0]
+    assert a == b == c == d == e == n == 4096  # accept keeps and decline refuses every open card
 
 
 def test_russian_rows_agree_with_the_placement_chart():
