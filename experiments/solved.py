@@ -9,8 +9,8 @@ same deals:
 
 1. ``results/solve/solved_field.csv``: every built-in policy of each decision
    (the game's own, as ``experiments/exploitability.py`` lists them), and the
-   least exploitable built-in as a whole, at seat 0 against a field of
-   ``solved`` (seat 0 keeps ``solved`` at its other decisions), paired with
+   least exploitable built-in as a whole (a game of several decisions), at
+   seat 0 against a field of ``solved`` (seat 0 keeps ``solved`` at its other decisions), paired with
    seat 0 on ``solved`` (:func:`simcore.compare`): the gain per deal with its
    95% interval. Issue 21's "no profitable deviation": none should be above 0
    by more than its interval allows.
@@ -144,9 +144,9 @@ def _variant(entry):
 
 def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: int = 0, executor=None,
                 workers=None, scheduler=None):
-    """Seat 0 on each built-in (one decision at a time, then the best heuristic at every decision)
-    against a field of the solved table, paired with seat 0 on the table: gain per deal, 95% CI.
-    ``executor``, ``workers`` and ``scheduler`` as :func:`simcore.compare` takes them (the same
+    """Seat 0 on each built-in (one decision at a time, then the best heuristic at every decision
+    where there are several) against a field of the solved table, paired with seat 0 on the table:
+    gain per deal, 95% CI. ``executor``, ``workers`` and ``scheduler`` as :func:`simcore.compare` takes them (the same
     table anywhere)."""
     import pandas as pd
 
@@ -158,7 +158,8 @@ def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: in
     best = GAMES[game]["best"]
     runs = [(d, p, hero_spec(entry, d, p), n_deals) for d in entry["decisions"] for p in builtin_policies(game, d)]
     whole = ",".join(f"{d}={best[d]}" for d in entry["decisions"])
-    runs.append(("all", "best heuristic", whole, n_deals))
+    if len(entry["decisions"]) > 1:  # with one decision (Russian) it is that decision's row already
+        runs.append(("all", "best heuristic", whole, n_deals))
     if rollout_deals:
         runs += [(d, "rollout:8", hero_spec(entry, d, "rollout:8"), rollout_deals) for d in entry["decisions"]]
     rows = []

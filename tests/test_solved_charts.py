@@ -396,3 +396,12 @@ def test_partial_run_keeps_the_other_games_rows(tmp_path):
     assert list(zip(m.game, m.players, m.x)) == [("estonian", 6, 1), ("slovak", 6, 2), ("sviten", 6, 7),
                                                  ("russian", 4, 5), ("russian", 3, 6)]
     assert list(solved._merge(path, new, done, False).x) == [7, 5, 6]  # a whole run: its own rows only
+
+
+def test_one_decision_field_has_no_whole_row(small_tables):
+    """Russian has one decision: its built-ins' rows are the whole deviations already (no 'all' row)."""
+    from experiments.exploitability import builtin_policies
+
+    e = small_tables[("russian", 3)]
+    df = solved.field_table(e, 1 << 12, 25, 2)
+    assert list(df.policy) == builtin_policies("russian", "place") and (df.decision == "place").all()
