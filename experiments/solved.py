@@ -793,15 +793,16 @@ def plot_cells(df, chart: Chart, path):
         i, j = divmod(k, C)
         if not r.n:
             continue
+        ink = "white" if abs(np.nan_to_num(grid[i, j])) > 0.6 * lim else "black"  # readable on dark cells
         mix = "/".join(f"{100 * x:.0f}" for x in np.nan_to_num([r[f"solved: {lab}"] for lab in chart.labels]))
-        ax.text(j, i - 0.28, f"{mix} ({int(r.n):,})", ha="center", va="center", fontsize=6)
+        ax.text(j, i - 0.28, f"{mix} ({int(r.n):,})", ha="center", va="center", fontsize=6, color=ink)
         if r.disagree > 0.05:
             heur = np.nan_to_num([r[f"{best}: {lab}"] for lab in chart.labels])
             ax.text(j, i, f"{best[:6]}: " + "/".join(f"{100 * x:.0f}" for x in heur), ha="center", va="center",
-                    fontsize=5.5, color="#333333")
+                    fontsize=5.5, color=ink)
             half = (r.worth_ci_high - r.worth_ci_low) / 2
             ax.text(j, i + 0.28, f"{100 * r.worth:+.2f}±{100 * half:.2f}", ha="center", va="center", fontsize=6,
-                    weight="bold" if r.worth_ci_low > 0 or r.worth_ci_high < 0 else "normal")
+                    weight="bold" if r.worth_ci_low > 0 or r.worth_ci_high < 0 else "normal", color=ink)
     ax.set_xticks(range(C), cols, fontsize=8)
     ax.set_yticks(range(R), rows, fontsize=8)
     fig.colorbar(im, ax=ax, label=f"solved minus {best}, per deal of the cell (points of a pot)", shrink=0.8)
