@@ -1043,6 +1043,18 @@ def _old_tables(path: Path, mode: str) -> dict:
     return old.get("tables", {}) if old.get("mode") == mode else {}
 
 
+def _earlier_runs(path: Path, mode: str) -> list:
+    """The runs of the same mode whose studies a run of some games keeps: the earlier record's own
+    command, commit, settings and seconds, after those it kept itself."""
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text())
+    if old.get("mode") != mode:
+        return []
+    return old.get("earlier_runs", []) + [{k: old[k] for k in ("command", "git_commit", "config", "seconds")
+                                           if k in old}]
+
+
 def _merge(path: Path, new, done: set, partial: bool):
     """``new`` rows, and, in a run of some games (``partial``), the earlier rows of ``path`` of the
     other (game, players); the games in :func:`_order`, each game's rows in their order."""
@@ -1119,6 +1131,7 @@ def main(argv=None) -> int:
     partial = args.games is not None  # a run of some games keeps the others' rows and records
     if partial:
         log.keep_studies(solve_dir / "solved_provenance.json")
+        log.record["earlier_runs"] = _earlier_runs(solve_dir / "solved_provenance.json", log.record["mode"])
     tables = dict(_old_tables(solve_dir / "solved_provenance.json", log.record["mode"]) if partial else {})
     tables = {k: v for k, v in tables.items() if v.get("game", k.split("-")[0]) not in (args.games or [])}
     tables.update({_key(*g): {"game": g[0], "path": _rel(e["path"]), **{k: e[k] for k in ("spec", "players",

@@ -405,3 +405,19 @@ def test_one_decision_field_has_no_whole_row(small_tables):
     e = small_tables[("russian", 3)]
     df = solved.field_table(e, 1 << 12, 25, 2)
     assert list(df.policy) == builtin_policies("russian", "place") and (df.decision == "place").all()
+
+
+def test_partial_run_keeps_the_earlier_runs_record(tmp_path):
+    """The provenance of a run of some games keeps the earlier run's command, commit and seconds."""
+    import json
+
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"command": "python -m experiments.solved --full", "mode": "full", "git_commit": "abc",
+                                "config": {"field_deals": 1}, "seconds": 1099.1, "studies": {}}))
+    runs = solved._earlier_runs(path, "full")
+    assert runs == [{"command": "python -m experiments.solved --full", "git_commit": "abc",
+                     "config": {"field_deals": 1}, "seconds": 1099.1}]
+    assert solved._earlier_runs(path, "quick") == []
+    path.write_text(json.dumps({"command": "second", "mode": "full", "earlier_runs": runs, "seconds": 2}))
+    assert [r["command"] for r in solved._earlier_runs(path, "full")] == ["python -m experiments.solved --full",
+                                                                          "second"]
