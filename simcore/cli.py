@@ -144,7 +144,7 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
                    help=f"deals the rollout bound is measured on (default {DEFAULT_ROLLOUT_DEALS:,})")
     p.add_argument("--out", "-o", help="write the BR table to this file (play it with table:FILE); "
                                        "with several seats one file a seat, NAME.seatK.npz")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_flags(p)
     _add_fit_options(p, "save progress to files FILE.seatK.* every few seconds (new files)", checkpoint_every=True)
 
 
@@ -190,7 +190,7 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", "-o", default="solved.npz",
                    help="the table file (default solved.npz; play it with table:FILE); the convergence chart and "
                         "the iteration log go beside it (.png, .json)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _json_flags(p)
     _add_fit_options(p, "save the state here after every iteration", checkpoint_every=False)
 
 
@@ -670,7 +670,7 @@ def cmd_exploit(args) -> int:
                 executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
                 resume=args.resume, checkpoint_every=args.checkpoint_every, out=args.out,
                 progress=False if args.no_progress else None, **kw)
-    print(json.dumps(r.to_dict(), indent=2) if args.json else r.text())
+    print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())
     return 0
 
 
@@ -686,14 +686,14 @@ def cmd_solve(args) -> int:
         print(f"iteration {e['iteration']}: seat {e['seat']} BR gain {e['gain']:.4f} [{e['ci_low']:+.4f}, "
               f"{e['ci_high']:+.4f}]{moved} ({e['seconds']:.1f} s)", file=sys.stderr, flush=True)
 
-    kw["callback"] = None if args.json else report
+    kw["callback"] = None if _wants_json(args) else report
     r = solve(args.variant, args.players, iterations=args.iterations, target=args.target,
               abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
               seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
               confidence=args.confidence,
               executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
               resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
-    print(json.dumps(r.to_dict(), indent=2) if args.json else r.text())
+    print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())
     return 130 if r.interrupted else 0
 
 
@@ -702,6 +702,17 @@ COMMANDS = {
     "solve": cmd_solve, "strategies": cmd_strategies, "eval": cmd_eval, "demo": cmd_demo, "bench": cmd_bench,
     "variants": cmd_variants, "exploit": cmd_exploit,
 }
+
+
+def _json_flags(p) -> None:
+    """exploit and solve: a text report or JSON (``--format json``, as the run commands take it, or ``--json``)."""
+    p.add_argument("--format", "-f", choices=("table", "json"), default="table",
+                   help="output format: the text report (default) or json")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (the same as --format json)")
+
+
+def _wants_json(args) -> bool:
+    return args.json or args.format == "json"
 
 
 def main(argv=None) -> int:
