@@ -781,8 +781,9 @@ def plot_cells(df, chart: Chart, path):
         r = d.iloc[k]
         if r.n and r.disagree > 0:
             grid[k // C, k % C] = 100 * r.worth
-    # the colour scale from the cells of 50 deals or more where there are any (small cells are noisy)
-    big = grid[np.array(d.n[:R * C] >= 50).reshape(R, C)]
+    # the colour scale from the cells of at least 50 deals and 5% of the largest cell's, where there
+    # are any (a small cell's gain is noise enough to wash out the rest)
+    big = grid[np.array(d.n[:R * C] >= max(50, 0.05 * d.n[:R * C].max())).reshape(R, C)]
     scale = big if np.isfinite(big).any() else grid
     lim = float(np.nanmax(np.abs(scale))) if np.isfinite(scale).any() else 1.0
     fig, ax = plt.subplots(figsize=(max(9.0, 1.25 * C + 3), 2.2 + 0.62 * R + 1.4))
