@@ -41,7 +41,7 @@ same deals:
    without that record is not re-solved, and the run says so).
 
 Quick mode (default) re-checks the shipped tables briefly (about 30 s on two
-cores for the first three games, a few seconds more for Sviten and Russian);
+cores for the first three games, 24 s more, 15 CPU-s, for Sviten and Russian);
 ``--full`` is the committed run. A run of some games (``--games``) replaces
 only their rows of the ``results/solve/`` summaries and keeps the others'. ``results/solve/solved_provenance.json``
 records the command, seeds, deal counts, git commit, versions and seconds.
