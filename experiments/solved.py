@@ -68,14 +68,17 @@ BLOCK = 1 << 14  # simcore.compare's default block: the same deals as a compare 
 
 # Per game: the table size of its shipped table, and the best heuristic per decision (the least
 # exploitable built-in of experiments/bench_solve.py's measurement, results/solve/bench_<game>_6.json).
-# Sviten's and Russian's from results/exploitability/table.md (the same BR measurement of every built-in
-# field): draw=draw-poker,open=accept (+0.0045) and place=best-gain (4 players +0.0026, 3 players +0.0166).
+# Sviten's and Russian's as their shipped tables' metadata (exploitability.best_builtin) and
+# results/solve/bench_<game>_<P>.json name them: draw=draw-poker,open=both-halves (0.00099; the
+# committed exploitability table varies one decision at a time and holds no such field) and
+# place=conceal (4 players -0.00016, 3 players +0.00012: the BR finds nothing in it; the older BR
+# of results/exploitability/table.md had best-gain, 0.0026 and 0.0166).
 GAMES = {
     "estonian": dict(players=6, best={"pass": "thoughtful", "discard": "best-potential"}),
     "slovak": dict(players=6, best={"exchange1": "thoughtful", "exchange2": "thoughtful"}),
     "tapiola": dict(players=6, best={"discard": "made", "last": "best"}, scale=0.25),
-    "sviten": dict(players=6, best={"draw": "draw-poker", "open": "accept"}, scale=0.25, full_scale=0.5),
-    "russian": dict(players=(4, 3), best={"place": "best-gain"}, scale=0.125, full_scale=0.25),
+    "sviten": dict(players=6, best={"draw": "draw-poker", "open": "both-halves"}, scale=0.25, full_scale=0.5),
+    "russian": dict(players=(4, 3), best={"place": "conceal"}, scale=0.125, full_scale=0.25),
 }
 # ``players``: the table size(s) of the shipped tables (Russian ships two). ``scale``: the share of
 # the deal budgets a game gets (Tapiola plays four decisions a deal and costs about four times

@@ -364,9 +364,10 @@ def test_russian_chart_total_first_departure_and_summary(small_tables, tmp_path)
     assert list(df["class"][:3]) == [f"2; {s}" for s in STATES] and df["class"].iloc[-3].startswith(RANKS[-1])
     # what S and H chose at the departure: shares of the class's deals, never the same place (other hands)
     assert np.allclose(cells[[f"solved: {x}" for x in chart.labels]].sum(axis=1), 1.0)
-    assert np.allclose(cells[[f"best-gain: {x}" for x in chart.labels]].sum(axis=1), 1.0)
+    best = solved.GAMES["russian"]["best"]["place"]
+    assert np.allclose(cells[[f"{best}: {x}" for x in chart.labels]].sum(axis=1), 1.0)
     assert not np.any(np.isclose(cells[[f"solved: {x}" for x in chart.labels]].to_numpy(), 1.0)
-                      & np.isclose(cells[[f"best-gain: {x}" for x in chart.labels]].to_numpy(), 1.0))
+                      & np.isclose(cells[[f"{best}: {x}" for x in chart.labels]].to_numpy(), 1.0))
     assert solved.suffix("russian", 3) == "_3p" and solved.suffix("sviten", 6) == ""
     (tmp_path / "solve").mkdir()
     (tmp_path / "russian").mkdir()
