@@ -81,6 +81,12 @@ BENCHMARKS = {b.name: b for b in [
                "simcore/evaluate.py", "simcore/kernels.py"), 1.0),
     Benchmark("scaling", "experiments.bench_scaling", ("simcore/engine/executors.py", "simcore/engine/schedule.py"),
               10.0, args=("--repeat", "5", "--out", BENCH_DIR), also=("scaling.json",), own_txt=True),
+    # best-response fitting beside simulate (issue 20): the fit, the abstractions it asks, the plays it repeats
+    Benchmark("exploit", "experiments.bench_exploit",
+              ("simcore/exploit.py", *(f"simcore/abstraction/{m}.py" for m in
+                                       ("__init__", "_common", "estonian", "slovak", "tapiola", "sviten", "russian")),
+               *(f"simcore/variants/{g}.py" for g in ("estonian", "slovak", "tapiola", "sviten", "russian"))), 0.5,
+              args=("--abstraction", "coarse", "--deals", "65536", "--sim-deals", "262144", "--repeat", "3")),
 ]}
 
 
