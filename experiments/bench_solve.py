@@ -79,10 +79,12 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
 def measure(game, P, table: str | None, args, field: str | None = None) -> dict:
     """The table's exploitability (or a built-in ``field``'s) as experiments/exploitability.py --full
     measures a built-in field."""
-    from experiments.exploitability import FULL, FULL_DEALS
+    from experiments.exploitability import FULL, FULL_DEALS, FULL_PASSES
     from simcore.exploit import exploit
 
-    cfg = dict(FULL, deals=args.measure_deals or FULL_DEALS.get(game, FULL["deals"]))
+    # None: the game's own fitting defaults for this field (Russian), as exploitability.py --full
+    cfg = dict(FULL, deals=args.measure_deals or FULL_DEALS.get(game, FULL["deals"]),
+               passes=FULL_PASSES.get(game, FULL["passes"]))
     t0 = time.perf_counter()
     r = exploit(game, P, field or f"table:{table}", seat=cfg["seat"], deals=cfg["deals"], eval_deals=cfg["eval_deals"],
                 abstraction=cfg["abstraction"], seed=args.measure_seed, passes=cfg["passes"],
@@ -90,10 +92,10 @@ def measure(game, P, table: str | None, args, field: str | None = None) -> dict:
                 workers=args.workers, progress=False)
     s = r.seats[0]
     ro = s.rollout or {}
-    return {"how": (f"pvsim exploit: seat {s.seat}, {cfg['abstraction']} buckets, {cfg['deals']:,} fitting deals a "
-                    f"stage, {s.eval_deals:,} fresh deals, seed {args.measure_seed}"),
+    return {"how": (f"pvsim exploit: seat {s.seat}, {cfg['abstraction']} buckets, {r.deals:,} fitting deals a "
+                    f"stage, {r.passes} pass(es), {s.eval_deals:,} fresh deals, seed {args.measure_seed}"),
             "seat": s.seat, "gain": s.gain, "stderr": s.stderr, "ci_low": s.gain - Z95 * s.stderr,
-            "ci_high": s.gain + Z95 * s.stderr, "deals": cfg["deals"], "eval_deals": s.eval_deals,
+            "ci_high": s.gain + Z95 * s.stderr, "deals": r.deals, "eval_deals": s.eval_deals,
             "rollout_k": cfg["rollout"], "rollout_gain": ro.get("gain"), "rollout_stderr": ro.get("stderr"),
             "seconds": time.perf_counter() - t0}
 
