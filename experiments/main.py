@@ -4,7 +4,7 @@
 minutes on 2 cores) and prints the headline tables; ``--full`` produces the
 committed results. Results go to ``results/<experiment>/`` below the current
 folder. After the games, ``solved`` (:mod:`experiments.solved`) re-checks the
-shipped solved tables (about 30 s; ``--full`` also re-solves them); its charts go
+shipped solved tables (about a minute; ``--full`` also re-solves them); its charts go
 beside each game's, its tables to ``results/solve/``.
 """
 from __future__ import annotations
