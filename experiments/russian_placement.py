@@ -207,43 +207,55 @@ def placement_features(flop, up, placed, own_down, card, seat, actions, counts):
     """
     strength = np.zeros(3)
     for i in range(card.shape[0]):
-        c = card[i]
-        r, s = c >> 2, c & 3
-        pairs, suits = False, False
-        for h in range(3):
-            m = placed[i, seat, h]
-            cards = np.empty(5, np.int64)
-            cards[0] = flop[i, h]
-            k = 1
-            for j in range(min(m, 3)):
-                cards[k] = up[i, seat, h, j]
-                k += 1
-            if m == 4:
-                cards[k] = own_down[i, h]
-                k += 1
-            cnt = np.zeros(13, np.int64)
-            one_suit = True
-            for j in range(k):
-                cnt[cards[j] >> 2] += 1
-                if (cards[j] & 3) != s:
-                    one_suit = False
-            big, top = 0, 0
-            for x in range(13):
-                if cnt[x] >= big and cnt[x] > 0:
-                    big, top = cnt[x], x
-            strength[h] = big * 13 + top
-            if m < 4:
-                if cnt[r] > 0:
-                    pairs = True
-                if one_suit and k >= 2:
-                    suits = True
-        state = 0 if pairs else (1 if suits else 2)
-        a = actions[i]
-        place = 0
-        for h in range(3):
-            if strength[h] > strength[a] or (strength[h] == strength[a] and h < a):
-                place += 1
-        counts[r, state, place] += 1
+        state = card_state(flop, up, placed, own_down, i, seat, card[i], strength)
+        counts[card[i] >> 2, state, target_place(strength, actions[i])] += 1
+
+
+@njit(cache=True, nogil=True)
+def card_state(flop, up, placed, own_down, i, seat, c, strength):
+    """Row ``i``: the state of placing card ``c`` (0 its rank is on a hand with room, 1 a hand
+    with room is all of its suit, 2 neither), and each hand's made strength before it in
+    ``strength`` (3,): the largest group of equal ranks, then its rank."""
+    r, s = c >> 2, c & 3
+    pairs, suits = False, False
+    for h in range(3):
+        m = placed[i, seat, h]
+        cards = np.empty(5, np.int64)
+        cards[0] = flop[i, h]
+        k = 1
+        for j in range(min(m, 3)):
+            cards[k] = up[i, seat, h, j]
+            k += 1
+        if m == 4:
+            cards[k] = own_down[i, h]
+            k += 1
+        cnt = np.zeros(13, np.int64)
+        one_suit = True
+        for j in range(k):
+            cnt[cards[j] >> 2] += 1
+            if (cards[j] & 3) != s:
+                one_suit = False
+        big, top = 0, 0
+        for x in range(13):
+            if cnt[x] >= big and cnt[x] > 0:
+                big, top = cnt[x], x
+        strength[h] = big * 13 + top
+        if m < 4:
+            if cnt[r] > 0:
+                pairs = True
+            if one_suit and k >= 2:
+                suits = True
+    return 0 if pairs else (1 if suits else 2)
+
+
+@njit(cache=True, nogil=True)
+def target_place(strength, a):
+    """Hand ``a``'s place by made strength (0 the strongest; ties: the lower hand first)."""
+    place = 0
+    for h in range(3):
+        if strength[h] > strength[a] or (strength[h] == strength[a] and h < a):
+            place += 1
+    return place
 
 
 def chart_table(policy, n_deals, seed, threads, players=CHART_PLAYERS, field=CHART_FIELD):

@@ -60,6 +60,7 @@ from numba import njit
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
 from .paired import ci_columns, seat0_paired
+from .russian_placement import card_state, target_place
 from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -586,43 +587,9 @@ def russian_place_rows(flop, up, placed, own_down, card, seat, acts_s, acts_h, o
     target 0 the strongest hand by made strength before the card, ties: the lower hand first)."""
     strength = np.zeros(3)
     for i in range(card.shape[0]):
-        c = card[i]
-        r, s = c >> 2, c & 3
-        pairs, suits = False, False
-        for h in range(3):
-            m = placed[i, seat, h]
-            cards = np.empty(5, np.int64)
-            cards[0] = flop[i, h]
-            k = 1
-            for j in range(min(m, 3)):
-                cards[k] = up[i, seat, h, j]
-                k += 1
-            if m == 4:
-                cards[k] = own_down[i, h]
-                k += 1
-            cnt = np.zeros(13, np.int64)
-            one_suit = True
-            for j in range(k):
-                cnt[cards[j] >> 2] += 1
-                if (cards[j] & 3) != s:
-                    one_suit = False
-            big, top = 0, 0
-            for x in range(13):
-                if cnt[x] >= big and cnt[x] > 0:
-                    big, top = cnt[x], x
-            strength[h] = big * 13 + top
-            if m < 4:
-                if cnt[r] > 0:
-                    pairs = True
-                if one_suit and k >= 2:
-                    suits = True
-        out[i, 0] = 0 if pairs else (1 if suits else 2)
-        for col, a in ((1, acts_s[i]), (2, acts_h[i])):
-            place = 0
-            for h in range(3):
-                if strength[h] > strength[a] or (strength[h] == strength[a] and h < a):
-                    place += 1
-            out[i, col] = place
+        out[i, 0] = card_state(flop, up, placed, own_down, i, seat, card[i], strength)
+        out[i, 1] = target_place(strength, acts_s[i])
+        out[i, 2] = target_place(strength, acts_h[i])
 
 
 def russian_place_classify(cards, outs, P, layout):
