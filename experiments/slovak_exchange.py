@@ -210,11 +210,26 @@ def _class_name(hi, lo, kind):
 ACTION_COLOURS = {"keep both": "#4c9a4c", "muck the lower": "#d9a441", "muck the higher": "#c0504d"}
 
 
+def grid_axes(ax, note: str) -> None:
+    """The 13x13 hand grid's axes: the ranks, white cell borders, and the actions' legend with
+    ``note`` (how the colours' strength reads) below the grid."""
+    from matplotlib.patches import Patch
+
+    ax.set_xticks(range(13), list(RANKS[::-1]))
+    ax.set_yticks(range(13), list(RANKS[::-1]))
+    ax.set_xticks(np.arange(-0.5, 13), minor=True)
+    ax.set_yticks(np.arange(-0.5, 13), minor=True)
+    ax.grid(which="minor", color="white", lw=1.5)
+    ax.tick_params(which="minor", length=0)
+    handles = [Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
+    handles.append(Patch(color="#dddddd", label=note))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=4, fontsize=10)
+
+
 def plot_chart(df, path):
     """13x13 grid coloured by the best first exchange, annotated with its paired gain."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
-    from matplotlib.patches import Patch
 
     fig, ax = plt.subplots(figsize=(13, 13.8))
     img = np.ones((13, 13, 4))
@@ -229,15 +244,7 @@ def plot_chart(df, path):
         ax.text(r.col, r.row - 0.18, r["class"], ha="center", va="center", fontsize=9, weight="bold")
         ax.text(r.col, r.row + 0.12, f"+{100 * r.gain:.2f}", ha="center", va="center", fontsize=7.5)
         ax.text(r.col, r.row + 0.34, f"±{100 * half:.2f}", ha="center", va="center", fontsize=6.5)
-    ax.set_xticks(range(13), list(RANKS[::-1]))
-    ax.set_yticks(range(13), list(RANKS[::-1]))
-    ax.set_xticks(np.arange(-0.5, 13), minor=True)
-    ax.set_yticks(np.arange(-0.5, 13), minor=True)
-    ax.grid(which="minor", color="white", lw=1.5)
-    ax.tick_params(which="minor", length=0)
-    handles = [Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
-    handles.append(Patch(color="#dddddd", label="pale: best not separated from the next at 95%"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=4, fontsize=10)
+    grid_axes(ax, "pale: best not separated from the next at 95%")
     n = int(df.n.iloc[0])
     ax.set_title(
         f"Slovak Double Barrel, first exchange, {int(df.players.iloc[0])} players, field "

@@ -681,9 +681,8 @@ def plot_grid(df, chart: Chart, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
-    from matplotlib.patches import Patch
 
-    from .slovak_exchange import ACTION_COLOURS, RANKS
+    from .slovak_exchange import ACTION_COLOURS, grid_axes
 
     d = df[df["class"] != "all"].reset_index(drop=True)
     best = d.heuristic.iloc[0]
@@ -710,15 +709,7 @@ def plot_grid(df, chart: Chart, path):
                     fontsize=5.5, color="#222222")
             ax.text(j, i + 0.36, f"{100 * r.worth:+.2f}±{100 * half:.2f}", ha="center", va="center", fontsize=6,
                     weight="bold" if r.worth_ci_low > 0 or r.worth_ci_high < 0 else "normal")
-    ax.set_xticks(range(13), list(RANKS[::-1]))
-    ax.set_yticks(range(13), list(RANKS[::-1]))
-    ax.set_xticks(np.arange(-0.5, 13), minor=True)
-    ax.set_yticks(np.arange(-0.5, 13), minor=True)
-    ax.grid(which="minor", color="white", lw=1.5)
-    ax.tick_params(which="minor", length=0)
-    handles = [Patch(color=c, label=k) for k, c in ACTION_COLOURS.items()]
-    handles.append(Patch(color="#dddddd", label="paler: a mixed row (the top action's share lower)"))
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=4, fontsize=10)
+    grid_axes(ax, "paler: a mixed row (the top action's share lower)")
     a = df[df["class"] == "all"].iloc[0]
     ax.set_title(
         f"Slovak Double Barrel, first exchange of the solved table, seat 0 of {int(a.players)} in a field of solved\n"
