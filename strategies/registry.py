@@ -125,7 +125,11 @@ def resolve(variant, decision: str, spec: str):
         )
     entry = entries[name]
     if entry.factory is not None:
-        args = [a for a in arg.split(":") if a] if arg else []
+        params = list(inspect.signature(entry.factory).parameters.values())[2:]
+        # The last parameter takes the rest, colons included (rollout:8:pass=table:br.npz), unless
+        # the factory takes any number (table:FILE joins them itself).
+        most = -1 if any(p.kind is p.VAR_POSITIONAL for p in params) else max(len(params) - 1, 0)
+        args = [a for a in arg.split(":", most) if a] if arg else []
         try:
             inspect.signature(entry.factory).bind(v, decision, *args)
         except TypeError:

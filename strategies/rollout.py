@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import lineup, register_generic
+from .registry import lineup, parse_spec, register_generic
 
 DEFAULT_K = 32
 MAX_ROWS = 1 << 15  # continuations played at once: bounds memory
@@ -32,6 +32,8 @@ def make_rollout(variant, decision: str, k: int | str = DEFAULT_K, base: str | N
     if k < 1:
         raise ValueError(f"rollout: K must be at least 1, got {k}")
     base_spec = base.replace("+", ",") if base else None
+    if base_spec:
+        parse_spec(variant, base_spec)  # a bad base is named with the whole spec now, not at the first decision
     n_actions = variant.decision(decision).n_actions
     lineups: dict[int, list] = {}
 
