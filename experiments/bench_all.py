@@ -90,7 +90,7 @@ def run(bench: Benchmark) -> bool:
     if bench.own_txt and body.startswith("# "):  # the benchmark wrote it just now; never a header twice
         body = body.split("\n\n", 1)[-1]
     machine = (f"{os.cpu_count()} cores; 1-minute load average {load:.2f} before the run, "
-               f"{os.getloadavg()[0]:.2f} after (above the core count: other work shared the cores)")
+               f"{os.getloadavg()[0]:.2f} after (a load above the core count means other work shared the cores)")
     made = header(bench, commit, note, when, machine)
     path.write_text(made + "\n" + body.rstrip("\n") + "\n", encoding="utf-8")
     for name in bench.also:
