@@ -11,6 +11,7 @@ import pytest
 from abstraction_obs import collect
 from simcore import analyze, compare, simulate
 from simcore.abstraction import get_abstraction, to_real
+from simcore.variants import get_variant
 from simcore.engine import executors, policy_traits
 from simcore.variants import get_variant
 from strategies import lineup, resolve
@@ -278,54 +279,38 @@ def test_a_table_can_play_tapiola_last_best_exactly(tmp):
         assert not _numbers(r3).equals(_numbers(r2))
 
 
+def _zeros_table_plays(tmp, game, P, levels, policy, seed, field=None):
+    """At each granularity, the table that always plays canonical action 0 of every decision
+    plays exactly as ``policy``, deal for deal (1,500 deals, seat 0, against ``field``)."""
+    v = get_variant(game)
+    for level in levels:
+        t = {d.name: np.zeros(get_abstraction(game, d.name, P, level).n_buckets, np.int64) for d in v.decisions}
+        p = tmp / f"{game}-{level}.npz"
+        save_table(p, game=game, options={}, n_players=P, abstraction=level, tables=t)
+        kw = dict(seed=seed, field=field, **SMALL)
+        r1 = simulate(game, P, 1500, hero=f"table:{p}", **kw)
+        r2 = simulate(game, P, 1500, hero=policy, **kw)
+        assert _numbers(r1).equals(_numbers(r2)), (game, level)
+
+
 def test_a_table_can_play_russian_conceal_exactly(tmp):
     """Russian's canonical order puts the hand `conceal` chooses first: the table that always
     plays canonical action 0 is `conceal`, deal for deal, at every granularity."""
-    for level in ("coarse", "medium", "fine"):
-        a = get_abstraction("russian", "place", 3, level)
-        p = tmp / f"r-{level}.npz"
-        save_table(p, game="russian", options={}, n_players=3, abstraction=level,
-                   tables={"place": np.zeros(a.n_buckets, np.int64)})
-        kw = dict(seed=3, **SMALL)
-        r1 = simulate("russian", 3, 1500, hero=f"table:{p}", field="place=best-gain", **kw)
-        r2 = simulate("russian", 3, 1500, hero="place=conceal", field="place=best-gain", **kw)
-        assert _numbers(r1).equals(_numbers(r2))
+    _zeros_table_plays(tmp, "russian", 3, ("coarse", "medium", "fine"), "place=conceal", 3, field="place=best-gain")
 
 
 def test_a_table_can_play_estonian_best_policies_exactly(tmp):
     """Estonian's coarse and medium put the card the best built-in policy throws first: the
     table of canonical action 0 is pass=thoughtful,discard=best-potential, deal for deal."""
-    for level in ("coarse", "medium"):
-        t = {d: np.zeros(get_abstraction("estonian", d, 4, level).n_buckets, np.int64) for d in ("pass", "discard")}
-        p = tmp / f"e-{level}.npz"
-        save_table(p, game="estonian", options={}, n_players=4, abstraction=level, tables=t)
-        kw = dict(seed=8, **SMALL)
-        r1 = simulate("estonian", 4, 1500, hero=f"table:{p}", **kw)
-        r2 = simulate("estonian", 4, 1500, hero="pass=thoughtful,discard=best-potential", **kw)
-        assert _numbers(r1).equals(_numbers(r2))
+    _zeros_table_plays(tmp, "estonian", 4, ("coarse", "medium"), "pass=thoughtful,discard=best-potential", 8)
 
 
 def test_a_table_can_play_sviten_best_policies_exactly(tmp):
     """Sviten's coarse and medium move draw-poker's draw (both-halves' answer) to canonical
     action 0: their table of zeros is draw=draw-poker,open=both-halves, deal for deal."""
-    for level in ("coarse", "medium"):
-        t = {d: np.zeros(get_abstraction("sviten", d, 4, level).n_buckets, np.int64) for d in ("draw", "open")}
-        p = tmp / f"s-{level}.npz"
-        save_table(p, game="sviten", options={}, n_players=4, abstraction=level, tables=t)
-        kw = dict(seed=8, **SMALL)
-        r1 = simulate("sviten", 4, 1500, hero=f"table:{p}", **kw)
-        r2 = simulate("sviten", 4, 1500, hero="draw=draw-poker,open=both-halves", **kw)
-        assert _numbers(r1).equals(_numbers(r2))
+    _zeros_table_plays(tmp, "sviten", 4, ("coarse", "medium"), "draw=draw-poker,open=both-halves", 8)
 
 
 def test_a_table_can_play_slovak_thoughtful_exactly(tmp):
     """Slovak's coarse and medium move thoughtful's action to canonical action 0."""
-    for level in ("coarse", "medium"):
-        t = {d: np.zeros(get_abstraction("slovak", d, 6, level).n_buckets, np.int64)
-             for d in ("exchange1", "exchange2")}
-        p = tmp / f"k-{level}.npz"
-        save_table(p, game="slovak", options={}, n_players=6, abstraction=level, tables=t)
-        kw = dict(seed=8, **SMALL)
-        r1 = simulate("slovak", 6, 1500, hero=f"table:{p}", field="lower", **kw)
-        r2 = simulate("slovak", 6, 1500, hero="thoughtful", field="lower", **kw)
-        assert _numbers(r1).equals(_numbers(r2))
+    _zeros_table_plays(tmp, "slovak", 6, ("coarse", "medium"), "thoughtful", 8, field="lower")
