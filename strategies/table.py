@@ -46,10 +46,10 @@ import numpy as np
 from numba import njit
 
 try:  # the one accessor for policy traits (pure, ...)
-    from simcore.engine.variant import policy_traits, with_traits
+    from simcore.engine.variant import is_pure, with_traits
 except ImportError:  # a pvsim from before traits were declared: the attribute alone
-    def policy_traits(fn):
-        return {"pure": True} if getattr(fn, "pure", False) else {}
+    def is_pure(fn):
+        return bool(getattr(fn, "pure", False))
 
     def with_traits(fn, **traits):
         return fn
@@ -274,7 +274,7 @@ class TablePolicy:
         else:
             self.fallback_spec = None
         self.fallback = fallback
-        pure = not self.mixed and bool(policy_traits(fallback).get("pure", getattr(fallback, "pure", False)))
+        pure = not self.mixed and is_pure(fallback)
         self.pure = pure
         if pure:
             with_traits(self, pure=True)

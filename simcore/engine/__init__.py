@@ -11,7 +11,7 @@ from .variant import (
     Decision, Field, NoRollout, Option, Outcome, SharedState, StrategyError, Table, Variant, place_points, pot_shares,
 )
 from .variant import (  # a game as data: its slots, situations, observations, policy traits
-    REST, MissingHook, Obs, Situation, SlotLayout, Slots, policy_traits, private, public, with_traits,
+    REST, MissingHook, Obs, Situation, SlotLayout, Slots, is_pure, policy_traits, private, public, with_traits,
 )
 
 __all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "map_alternatives", "AlternativesTask",
@@ -19,4 +19,4 @@ __all__ = ["run_simulation", "run_comparison", "run_analysis", "map_blocks", "ma
            "seat_streams", "Job", "Variant", "Decision", "Option", "Field", "Outcome", "Table", "SharedState",
            "StrategyError", "NoRollout", "pot_shares", "place_points", "PayoffRows", "MatchChances", "match_chances",
            "match_probabilities", "Situation", "SlotLayout", "Slots", "private", "public", "REST", "Obs",
-           "MissingHook", "policy_traits", "with_traits"]
+           "MissingHook", "is_pure", "policy_traits", "with_traits"]

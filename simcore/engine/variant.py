@@ -863,6 +863,12 @@ def policy_traits(fn) -> Mapping:
     return getattr(fn, _TRAITS, _NO_TRAITS)
 
 
+def is_pure(fn) -> bool:
+    """Whether policy ``fn`` is pure: declared so (:func:`with_traits`), or, for an object that
+    predates traits, by its ``pure`` attribute."""
+    return bool(policy_traits(fn).get("pure", getattr(fn, "pure", False)))
+
+
 def with_traits(fn, **traits):
     """Declare ``traits`` on the policy ``fn`` (``strategies.register`` does this for
     its keywords); returns ``fn``. Declaring a trait again with another value is a
