@@ -135,6 +135,8 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
                    help="the level at which a bucket's best action must be ahead of the field's play before the "
                         "BR leaves the field (default 0.95; Russian against a rule field 0: any positive mean over "
                         "--min-visits tries)")
+    p.add_argument("--validate", action="store_true",
+                   help="hold out every other fitting block and keep only the departures it confirms")
     p.add_argument("--start", default=None, metavar="SPEC",
                    help="what the deviator plays in the first pass at the stages not fitted yet (default: the "
                         "field; Russian against a rule field conceal); 'field' for the field")
@@ -184,6 +186,8 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
                    help=f"fresh deals measuring each iteration (default {DEFAULT_EVAL_DEALS:,})")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--init", default=None, help="policy spec of buckets not yet visited (default: the game's defaults)")
+    p.add_argument("--validate", action="store_true",
+                   help="each best response keeps only the departures that held-out fitting blocks confirm")
     p.add_argument("--passes", type=int, default=1, help="backward passes of each best-response fit (default 1)")
     p.add_argument("--confidence", type=float, default=None,
                    help="a BR bucket departs from the average when its gain is ahead at this level (default 0.5)")
@@ -666,6 +670,7 @@ def cmd_exploit(args) -> int:
                 eval_deals=args.eval_deals, precision=args.precision, abstraction=args.abstraction,
                 seed=args.seed, options=_prefixed(args, "opt_") or None, min_visits=args.min_visits,
                 passes=args.passes, confidence=args.confidence, start=args.start, rollout=args.rollout,
+                validate=args.validate,
                 rollout_deals=args.rollout_deals,
                 executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
                 resume=args.resume, checkpoint_every=args.checkpoint_every, out=args.out,
@@ -690,7 +695,7 @@ def cmd_solve(args) -> int:
     r = solve(args.variant, args.players, iterations=args.iterations, target=args.target,
               abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
               seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
-              confidence=args.confidence,
+              confidence=args.confidence, validate=args.validate,
               executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
               resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
     print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())

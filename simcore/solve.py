@@ -149,7 +149,7 @@ def _rebuild_mixed(source, packed, fallback_label):
 
 
 SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "init", "deals", "eval_deals",
-            "passes", "min_visits", "confidence", "block_size")
+            "passes", "min_visits", "confidence", "block_size", "validate")
 
 
 @dataclass
@@ -339,7 +339,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
           deals_per_iteration: int = DEFAULT_DEALS, eval_deals: int = DEFAULT_EVAL_DEALS, seed: int = 0,
           options=None, init=None, passes: int = 1, min_visits: int | None = None, confidence: float | None = None,
           block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
-          out=None, chart=None, log_json=None, progress=False, callback=None) -> SolveResult:
+          out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False) -> SolveResult:
     """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
 
     Parameters
@@ -356,6 +356,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     init : the policy spec of rows without an entry yet (default: the game's default policies).
     passes, min_visits, block_size : the BR fit's (see :func:`simcore.exploit.exploit`).
     confidence : the BR's departure test (default 0.5, not exploit's 0.95: see DEFAULT_CONFIDENCE).
+    validate : each BR keeps only the departures that held-out fitting blocks confirm (exploit's
+        ``validate``): fewer noise-chosen departures for the average to mix in.
     executor, workers, scheduler : where blocks run (as in :func:`simcore.simulate`).
     checkpoint : save the state here after every iteration; resume : start from such a file.
     out : write the table (``table:FILE`` plays it); chart / log_json default to ``out`` with
@@ -378,6 +380,11 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     confidence = DEFAULT_CONFIDENCE if confidence is None else confidence
     if not is_real(confidence) or not 0 <= confidence < 1:
         raise ValueError(f"confidence must be a number in [0, 1), got {confidence!r}")
+    if not isinstance(validate, (bool, np.bool_)):
+        raise TypeError(f"validate must be True or False, got {validate!r}")
+    if validate and deals <= block_size:
+        raise ValueError(f"validate holds out every other block of the fitting deals, so it needs more than one "
+                         f"block: deals_per_iteration {deals:,} is not above block_size {block_size:,}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
     v = _variant(game, options)
@@ -403,6 +410,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                 "buckets": buckets, "seed": seed,
                 "init": init_label, "deals": deals, "eval_deals": eval_deals, "passes": passes,
                 "min_visits": min_visits, "confidence": float(confidence), "block_size": int(block_size)}
+    if validate:  # only when on: checkpoints made before the option resume as they did
+        settings["validate"] = True
     if resume is not None:
         state = load_checkpoint(resume)
         _check_resumed(state, settings, resume)
@@ -429,7 +438,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                         seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
                         passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
-                        **run)
+                        validate=validate, **run)
             rep = r.seats[0]
             if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):  # Ctrl-C while measuring
                 raise KeyboardInterrupt("interrupted while measuring")
@@ -473,6 +482,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                          list(state.log), measured if kept_measured else state.avg, stopped, target,
                          table_measured=kept_measured)
     result.seconds = time.perf_counter() - t_start
+    result.validate = bool(validate)
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
     else:
@@ -489,7 +499,8 @@ def table_meta(result: SolveResult) -> dict:
             "iterations": result.iterations, "stopped": result.stopped,
             "measured_iteration": last.get("iteration"),
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
-                         if last and result.table_measured else None)}
+                         if last and result.table_measured else None),
+            **({"validate": True} if getattr(result, "validate", False) else {})}
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
