@@ -72,19 +72,28 @@ BLOCK = 1 << 14  # simcore.compare's default block: the same deals as a compare 
 # Sviten's and Russian's as their shipped tables' metadata (exploitability.best_builtin) and
 # results/solve/bench_<game>_<P>.json name them: draw=draw-poker,open=both-halves (0.00099; the
 # committed exploitability table varies one decision at a time and holds no such field) and
-# place=conceal (4 players -0.00016, 3 players +0.00012: the BR finds nothing in it; the older BR
-# of results/exploitability/table.md had best-gain, 0.0026 and 0.0166).
+# place=best-gain at 4 players (+0.00007: at 4 it beats conceal in a field of either, and the 4-player
+# table starts from it) and place=conceal at 3 (+0.00012; there conceal beats best-gain in a field of
+# either). The BR finds nothing in either; the older BR of results/exploitability/table.md had
+# best-gain, 0.0026 and 0.0166. ``best`` is {decision: policy}, or {players: {decision: policy}}.
 GAMES = {
     "estonian": dict(players=6, best={"pass": "thoughtful", "discard": "best-potential"}),
     "slovak": dict(players=6, best={"exchange1": "thoughtful", "exchange2": "thoughtful"}),
     "tapiola": dict(players=6, best={"discard": "made", "last": "best"}, scale=0.25),
     "sviten": dict(players=6, best={"draw": "draw-poker", "open": "both-halves"}, scale=0.25, full_scale=0.5),
-    "russian": dict(players=(4, 3), best={"place": "conceal"}, scale=0.125, full_scale=0.25),
+    "russian": dict(players=(4, 3), best={4: {"place": "best-gain"}, 3: {"place": "conceal"}}, scale=0.125,
+                    full_scale=0.25),
 }
 # ``players``: the table size(s) of the shipped tables (Russian ships two). ``scale``: the share of
 # the deal budgets a game gets (Tapiola plays four decisions a deal and costs about four times
 # Estonian's per deal; Russian has two sizes), ``full_scale`` with ``--full`` where it differs
 # (Sviten's and Russian's quick budgets are kept small: a few seconds each).
+
+
+def best_heuristic(game: str, players: int) -> dict:
+    """{decision: policy}: the best heuristic of ``game`` at ``players`` (:data:`GAMES`)."""
+    best = GAMES[game]["best"]
+    return best[players] if players in best else best
 
 
 def sizes(game: str) -> tuple:
@@ -159,7 +168,7 @@ def field_table(entry: dict, n_deals: int, seed: int, threads, rollout_deals: in
     from .exploitability import builtin_policies
 
     game, P, spec = entry["game"], entry["players"], entry["spec"]
-    best = GAMES[game]["best"]
+    best = best_heuristic(game, P)
     runs = [(d, p, hero_spec(entry, d, p), n_deals) for d in entry["decisions"] for p in builtin_policies(game, d)]
     whole = ",".join(f"{d}={best[d]}" for d in entry["decisions"])
     if len(entry["decisions"]) > 1:  # with one decision (Russian) it is that decision's row already
@@ -275,7 +284,7 @@ def disagreement(entry: dict, chart: Chart, n_deals: int, seed: int, threads, ex
 
     v = _variant(entry)
     P, spec = entry["players"], entry["spec"]
-    best = GAMES[entry["game"]]["best"][chart.decision]
+    best = best_heuristic(entry["game"], P)[chart.decision]
     h = hero_spec(entry, chart.decision, best)
     lus = [lineup(v, P, spec, spec), lineup(v, P, h, spec)]
     reduce = ChartReduce(entry["game"], chart.name, P, entry["options"])

@@ -210,7 +210,7 @@ def test_tapiola_charts_on_a_table_file():
     e = solved.table_entry("tapiola", path)
     for chart in solved._charts("tapiola"):
         df, _ = solved.disagreement(e, chart, 1 << 12, 11, 2)
-        b = solved.hero_spec(e, chart.decision, solved.GAMES["tapiola"]["best"][chart.decision])
+        b = solved.hero_spec(e, chart.decision, solved.best_heuristic("tapiola", 6)[chart.decision])
         r = compare("tapiola", 6, 1 << 12, 11, a=e["spec"], b=b, field=e["spec"], options=e["options"],
                     progress=False)
         a = df[df["class"] == "all"].iloc[0]
@@ -252,7 +252,7 @@ def _total_is_compare(e, chart, n, seed):
     from simcore import compare
 
     df, _ = solved.disagreement(e, chart, n, seed, 2)
-    b = solved.hero_spec(e, chart.decision, solved.GAMES[e["game"]]["best"][chart.decision])
+    b = solved.hero_spec(e, chart.decision, solved.best_heuristic(e["game"], e["players"])[chart.decision])
     r = compare(e["game"], e["players"], n, seed, a=e["spec"], b=b, field=e["spec"], options=e["options"],
                 progress=False)
     a = df[df["class"] == "all"].iloc[0]
@@ -364,7 +364,7 @@ def test_russian_chart_total_first_departure_and_summary(small_tables, tmp_path)
     assert list(df["class"][:3]) == [f"2; {s}" for s in STATES] and df["class"].iloc[-3].startswith(RANKS[-1])
     # what S and H chose at the departure: shares of the class's deals, never the same place (other hands)
     assert np.allclose(cells[[f"solved: {x}" for x in chart.labels]].sum(axis=1), 1.0)
-    best = solved.GAMES["russian"]["best"]["place"]
+    best = solved.best_heuristic("russian", 3)["place"]
     assert np.allclose(cells[[f"{best}: {x}" for x in chart.labels]].sum(axis=1), 1.0)
     assert not np.any(np.isclose(cells[[f"solved: {x}" for x in chart.labels]].to_numpy(), 1.0)
                       & np.isclose(cells[[f"{best}: {x}" for x in chart.labels]].to_numpy(), 1.0))
