@@ -182,7 +182,8 @@ _DRAWS = ("", " + gutshot/backdoor flush", " + open-ender/flush draw")
 
 def _actions_text(code: int, verb: str, decision: str) -> str:
     states = (code // 729, (code // 27) % 27, code % 27)
-    who = (f"the card {POLICY[decision]} {verb}s", "the higher other", "the lower other")
+    third = verb + ("es" if verb.endswith("s") else "s")  # passes, discards
+    who = (f"the card {POLICY[decision]} {third}", "the higher other", "the lower other")
     return "; ".join(f"{verb}ing {who[k]} keeps {_MADE9[c // 3]}{_DRAWS[c % 3]}" for k, c in enumerate(states))
 
 
