@@ -160,7 +160,7 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
     meta = dict(tf.meta, exploitability=measured)
     save_table(dest, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
                tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
-               meta=meta)
+               meta=meta, starts=tf.starts)
     return str(dest.relative_to(SHIP_DIR.parents[1]))
 
 

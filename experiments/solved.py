@@ -892,7 +892,12 @@ def compare_tables(entry: dict, path: str, n_deals: int = 1 << 16, seed: int = 5
     r = compare(entry["game"], entry["players"], n_deals, seed, a=f"table:{path}", b=entry["spec"],
                 field=entry["spec"], options=entry["options"], threads=1, progress=False)
     d, se = r.stats.diff(0, 1)
-    return {"identical_to_shipped": {k: bool(np.array_equal(new.arrays[k], old.arrays[k])) for k in old.decisions},
+    def same(k):  # the probabilities and the start shares (none: all zeros)
+        none = np.zeros(len(old.arrays[k]))
+        return bool(np.array_equal(new.arrays[k], old.arrays[k])
+                    and np.array_equal(new.starts.get(k, none), old.starts.get(k, none)))
+
+    return {"identical_to_shipped": {k: same(k) for k in old.decisions},
             "rows": rows, "same_play": {"deals": n_deals, "seed": seed, "diff": float(d), "stderr": float(se),
                                         "same": bool(d == 0 and se == 0)}}
 

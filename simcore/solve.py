@@ -87,15 +87,17 @@ def iteration_seed(seed: int, t: int) -> int:
 class MixedTable:
     """One decision of the average table as a strategy: a draw from the bucket's probabilities
     (from the seat's own stream: one uniform a row, every call), ``fallback`` where the bucket has
-    no entry. ``source`` lets worker processes rebuild the abstraction by name."""
+    no entry, and with the bucket's ``start`` share (the starting policy's weight in the average).
+    ``source`` lets worker processes rebuild the abstraction by name."""
 
     ships_by_value = True  # a BR falling back to it ships it with itself (simcore.exploit.BRPolicy)
 
-    def __init__(self, abstraction, probs: np.ndarray, fallback, source=None):
+    def __init__(self, abstraction, probs: np.ndarray, fallback, source=None, start=None):
         self.abstraction = abstraction
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
         self.fallback = fallback  # (label, fn)
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
+        self.start = _NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
 
     def __call__(self, obs, rng):
         from .exploit import _observe
@@ -104,7 +106,7 @@ class MixedTable:
         n, A = legal.shape
         b, canon = _observe(self.abstraction, obs, int(obs.get("round", 0)), n, A)
         out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
-        draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss)
+        draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start)
         if miss.any():
             fb = np.asarray(self.fallback[1](obs, rng), dtype=np.int64)
             out[miss] = fb[miss]
@@ -112,26 +114,34 @@ class MixedTable:
 
     def __reduce__(self):
         # Travels as its rows with an entry: declared bucket counts run to millions, visited ones far fewer.
-        packed = _pack(self.probs)
+        packed = _pack(self.probs, self.start)
         if self.source is None:
             return _unpack_mixed, (self.abstraction, packed, self.fallback)
         return _rebuild_mixed, (self.source, packed, self.fallback[0])
 
 
-def _pack(probs: np.ndarray):
+_NO_START = np.zeros(0)  # draw_mixed's "no start share"
+
+
+def _pack(probs: np.ndarray, start: np.ndarray):
     rows = np.flatnonzero(probs.any(axis=1))
-    return probs.shape, rows, probs[rows]
+    return probs.shape, rows, probs[rows], (start[rows] if len(start) else None)
 
 
-def _unpack(packed) -> np.ndarray:
-    shape, rows, vals = packed
+def _unpack(packed):
+    shape, rows, vals, st = packed
     probs = np.zeros(shape)
     probs[rows] = vals
-    return probs
+    start = None
+    if st is not None:
+        start = np.zeros(shape[0])
+        start[rows] = st
+    return probs, start
 
 
 def _unpack_mixed(abstraction, packed, fallback):
-    return MixedTable(abstraction, _unpack(packed), fallback)
+    probs, start = _unpack(packed)
+    return MixedTable(abstraction, probs, fallback, start=start)
 
 
 def _rebuild_mixed(source, packed, fallback_label):
@@ -142,7 +152,8 @@ def _rebuild_mixed(source, packed, fallback_label):
     name, opts, decision, n_players, abs_name = source
     v = get_variant(name, **opts)
     abst = abstraction_module.get_abstraction(v, decision, n_players, abs_name)
-    return MixedTable(abst, _unpack(packed), _registry().resolve(v, decision, fallback_label), source)
+    probs, start = _unpack(packed)
+    return MixedTable(abst, probs, _registry().resolve(v, decision, fallback_label), source, start)
 
 
 # -- state, log, result ----------------------------------------------------------------------
@@ -163,6 +174,9 @@ class SolveState:
     weight: dict
     iteration: int = 0
     log: list = dc_field(default_factory=list)
+    # per decision (n_buckets,): the starting policy's share of each row (the row's probabilities
+    # sum to 1 less it); None: no row holds one (a checkpoint of an older pvsim)
+    start: dict | None = None
 
 
 @dataclass
@@ -184,6 +198,7 @@ class SolveResult:
     table_measured: bool = True
     seconds: float = 0.0
     files: dict = dc_field(default_factory=dict)
+    starts: dict = dc_field(default_factory=dict)  # {decision: (n_buckets,)}: the start shares kept
 
     LABEL = "lower bound on exploitability (one seat's best-response gain)"
 
@@ -243,6 +258,8 @@ def save_checkpoint(path, state: SolveState) -> None:
     for d in state.avg:
         arrays[f"avg_{d}"] = state.avg[d]
         arrays[f"weight_{d}"] = state.weight[d]
+        if state.start is not None:
+            arrays[f"start_{d}"] = state.start[d]
     meta = {"settings": state.settings, "iteration": state.iteration, "log": state.log,
             "decisions": list(state.avg)}
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
@@ -271,7 +288,9 @@ def load_checkpoint(path) -> SolveState:
         meta = json.loads(str(z["meta"]))
         avg = {d: z[f"avg_{d}"] for d in meta["decisions"]}
         weight = {d: z[f"weight_{d}"] for d in meta["decisions"]}
-    return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"])
+        start = ({d: z[f"start_{d}"] for d in meta["decisions"]} if f"start_{meta['decisions'][0]}" in z.files
+                 else None)
+    return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"], start)
 
 
 def _check_resumed(state: SolveState, settings: dict, path) -> None:
@@ -288,7 +307,8 @@ def _norm(x):
 # -- the update --------------------------------------------------------------------------------
 
 
-def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarray, choices: np.ndarray):
+def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarray, choices: np.ndarray,
+           start: np.ndarray | None = None):
     """Mix one BR into one decision's average, in place; returns the visit-weighted share of
     probability mass moved.
 
@@ -297,21 +317,32 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
     each canonical action there. ``weight[b]`` counts the terms averaged into row b (the start counts
     one). A row without an entry still plays the start itself, which may read more than the bucket
     does: while the BR keeps the field's play there, the average *is* the start, so the row stays
-    empty (only its weight grows); at its first departure it takes the start's share of each action in
-    the bucket (what a table row can hold) and the BR in.
+    empty (only its weight grows). At its first departure the start keeps its weight in the row:
+
+    - with ``start`` ((n_buckets,), the start's share of each row, updated in place) as that
+      share, played by the start itself, so the average is exact: the start's play in the
+      bucket loses nothing of what it reads;
+    - without it (a checkpoint of an older pvsim) as the start's share of each action in the
+      bucket during the fit (``choices``), which is what a plain table row can hold.
     """
     rows = np.flatnonzero(visits)
     if len(rows) == 0:
         return 0.0
+    held = start is not None
     b = br[rows]
     empty = avg[rows].sum(axis=1) == 0
+    if held:
+        empty &= start[rows] == 0
     lazy = rows[empty & (b < 0)]
     weight[lazy] = np.maximum(weight[lazy], 1) + 1
     fresh = rows[empty & (b >= 0)]
     if len(fresh):
-        c = choices[fresh].astype(np.float64)
-        s = c.sum(axis=1, keepdims=True)
-        avg[fresh] = np.where(s > 0, c / np.maximum(s, 1), 1.0 / avg.shape[1])
+        if held:
+            start[fresh] = 1.0
+        else:
+            c = choices[fresh].astype(np.float64)
+            s = c.sum(axis=1, keepdims=True)
+            avg[fresh] = np.where(s > 0, c / np.maximum(s, 1), 1.0 / avg.shape[1])
         weight[fresh] = np.maximum(weight[fresh], 1)
     live = ~(empty & (b < 0))
     moved = np.zeros(len(rows))
@@ -322,12 +353,21 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
         hit = bl >= 0
         target[hit] = 0.0
         target[np.flatnonzero(hit), bl[hit]] = 1.0
-        w = weight[r].astype(np.float64)[:, None]
-        new = old + (target - old) / (w + 1.0)
-        new /= new.sum(axis=1, keepdims=True)
+        w = weight[r].astype(np.float64)
+        new = old + (target - old) / (w[:, None] + 1.0)
+        if held:
+            old_s = start[r].copy()
+            new_s = old_s + (np.where(hit, 0.0, old_s) - old_s) / (w + 1.0)
+            total = new.sum(axis=1) + new_s
+            start[r] = new_s / total
+        else:
+            total = new.sum(axis=1)
+        new /= total[:, None]
         avg[r] = new
         weight[r] += 1
         moved[live] = 0.5 * np.abs(new - old).sum(axis=1)
+        if held:
+            moved[live] += 0.5 * np.abs(start[r] - old_s)
     v = visits[rows].astype(np.float64)
     return float((moved * v).sum() / v.sum())
 
@@ -421,7 +461,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                 raise ValueError(f"solve checkpoint {os.fspath(resume)!r}: its {d} table is not {want}")
     else:
         state = SolveState(settings, {d: np.zeros((absts[d].n_buckets, n_actions[d])) for d in decisions},
-                           {d: np.zeros(absts[d].n_buckets, np.int64) for d in decisions})
+                           {d: np.zeros(absts[d].n_buckets, np.int64) for d in decisions},
+                           start={d: np.zeros(absts[d].n_buckets) for d in decisions})
     run = {"executor": executor, "workers": workers, "scheduler": scheduler}
     source = (lambda d: (v.name, dict(v.opts), d, P, by_name)) if by_name else (lambda d: None)
     stopped = "iterations"
@@ -433,7 +474,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             t = state.iteration
             K = t % P
             t0 = time.perf_counter()
-            field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d)))
+            field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d),
+                                                        None if state.start is None else state.start[d]))
                      for d in decisions}
             r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                         seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
@@ -450,9 +492,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             reached = target is not None and entry["ci_high"] <= target
             # The update works on copies; the checkpoint holds the updated average (what the next
             # iteration plays, so a resumed run is the uninterrupted one), the result the one measured.
-            before = state.avg
+            before = (state.avg, state.start)
             avg = {d: a.copy() for d, a in state.avg.items()}
             weight = {d: w.copy() for d, w in state.weight.items()}
+            start = None if state.start is None else {d: x.copy() for d, x in state.start.items()}
             visits, choices = {}, {}
             for st in rep.stages:
                 d, s = st.stage.decision, st.stats
@@ -461,14 +504,15 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             total, moved = 0.0, 0.0
             for d in decisions:
                 if d in visits:
-                    m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d])
+                    m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d],
+                               None if start is None else start[d])
                     n_vis = float(visits[d].sum())
                     entry["moved_by_decision"][d] = m
                     moved, total = moved + m * n_vis, total + n_vis
             entry["moved"] = moved / total if total else 0.0
             entry["seconds"] = time.perf_counter() - t0
             # one assignment: an interruption leaves the state of one iteration boundary or the next
-            state, measured = SolveState(settings, avg, weight, t + 1, state.log + [entry]), before
+            state, measured = SolveState(settings, avg, weight, t + 1, state.log + [entry], start), before
             if checkpoint is not None:
                 save_checkpoint(checkpoint, state)
             if reached:
@@ -478,9 +522,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     except KeyboardInterrupt:
         stopped = "interrupted"
     kept_measured = measured is not None and stopped != "interrupted"
+    tables, starts = measured if kept_measured else (state.avg, state.start)
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
-                         list(state.log), measured if kept_measured else state.avg, stopped, target,
-                         table_measured=kept_measured)
+                         list(state.log), tables, stopped, target, table_measured=kept_measured,
+                         starts={d: x for d, x in (starts or {}).items() if x.any()})
     result.seconds = time.perf_counter() - t_start
     result.validate = bool(validate)
     if out is not None:
@@ -511,7 +556,7 @@ def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
     stem = os.path.splitext(out)[0]
     save_table(out, game=result.variant, options=dict(result.options), n_players=result.n_players,
                abstraction=result.abstraction, tables=result.tables, fallback=result.init,
-               meta=table_meta(result))
+               meta=table_meta(result), starts=result.starts)
     files = {"table": out}
     if result.log:
         files["chart"] = convergence_chart(result, chart or f"{stem}.png")

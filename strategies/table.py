@@ -7,7 +7,11 @@ action (see :meth:`~simcore.abstraction.Abstraction.observe`):
 - ``(n_buckets,)`` int64: one canonical action per bucket, ``-1`` for "no
   entry" (a pure table);
 - ``(n_buckets, n_actions)`` float64: a probability per canonical action, each
-  row summing to 1, or all zeros for "no entry" (a mixed table).
+  row summing to 1, or all zeros for "no entry" (a mixed table). A mixed table
+  may also hold a *start share* per bucket (``start_<decision>``, format version
+  2): the probability that the bucket plays the fallback itself, which may read
+  more than the bucket does; the row's probabilities then sum to 1 less it (a
+  fictitious-play average that started from a heuristic holds it exactly).
 
 Its JSON header names the game, the rule options, the player count, the
 decisions, the abstraction (name, bucket count, version per decision), the
@@ -59,7 +63,8 @@ from simcore.abstraction import draw_mixed
 from .registry import default_policy, parse_spec, register_generic, resolve
 
 FORMAT = "pvsim-table"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # written when a decision holds a start share; version 1 files (none) read as before
+READ_VERSIONS = (1, 2)
 
 
 def _variant(game, options):
@@ -77,12 +82,13 @@ def _fallback_specs(v, fallback) -> dict:
 
 
 def save_table(path, *, game: str, options: dict, n_players: int, abstraction: str, tables: dict,
-               meta: dict | None = None, fallback=None) -> None:
+               meta: dict | None = None, fallback=None, starts: dict | None = None) -> None:
     """Write a table file (see the module docstring); every part is checked first.
 
     ``tables`` maps decision names to arrays; ``fallback`` is a policy spec (or
     {decision: spec}) for the rows without an entry (default: the game's
-    default policies); ``meta`` is any JSON-serialisable dict.
+    default policies); ``meta`` is any JSON-serialisable dict; ``starts`` maps
+    decisions of mixed tables to their start shares ((n_buckets,) in [0, 1]).
     """
     from simcore.abstraction import get_abstraction
 
@@ -96,11 +102,20 @@ def save_table(path, *, game: str, options: dict, n_players: int, abstraction: s
     for d, arr in tables.items():
         a = get_abstraction(v, d, P, abstraction)
         arr = np.asarray(arr)
-        _check_array(arr, a, d)
+        _check_array(arr, a, d, with_start=(starts or {}).get(d) is not None)
         decisions[d] = {"kind": "pure" if arr.ndim == 1 else "mixed", "abstraction": a.identity()}
         arrays[f"table_{d}"] = arr.astype(np.int64 if arr.ndim == 1 else np.float64)
+    for d, st in (starts or {}).items():
+        if d not in decisions or decisions[d]["kind"] != "mixed":
+            raise ValueError(f"save_table: a start share needs a mixed table, and {d} has none")
+        st = np.asarray(st, dtype=np.float64)
+        _check_start(st, np.asarray(tables[d]), d)
+        if st.any():
+            decisions[d]["start"] = True
+            arrays[f"start_{d}"] = st
+    has_start = any(info.get("start") for info in decisions.values())
     header = {
-        "format": FORMAT, "version": FORMAT_VERSION, "game": v.name, "options": dict(v.opts),
+        "format": FORMAT, "version": FORMAT_VERSION if has_start else 1, "game": v.name, "options": dict(v.opts),
         "n_players": P, "abstraction": abstraction, "decisions": decisions,
         "fallback": {d: fb[d] for d in decisions if d in fb}, "meta": meta or {},
     }
@@ -117,7 +132,7 @@ def _json_default(x):
     raise TypeError(f"table meta: {type(x).__name__} is not JSON-serialisable")
 
 
-def _check_array(arr, a, decision):
+def _check_array(arr, a, decision, with_start=False):
     nb, na = a.n_buckets, a.n_actions
     if arr.ndim == 1:
         if arr.shape != (nb,) or not np.issubdtype(arr.dtype, np.integer):
@@ -134,6 +149,8 @@ def _check_array(arr, a, decision):
                              f"canonical action), got {arr.shape} {arr.dtype}")
         if not np.isfinite(arr).all() or (arr < 0).any():
             raise ValueError(f"table for {decision}: probabilities must be finite and non-negative")
+        if with_start:
+            return  # the rows' sums with their start shares: _check_start
         s = arr.sum(axis=1)
         bad = (s != 0) & (np.abs(s - 1) > 1e-9)
         if bad.any():
@@ -145,13 +162,26 @@ def _check_array(arr, a, decision):
                          f"(2-D), got {arr.ndim} dimensions")
 
 
+def _check_start(st, arr, decision):
+    if st.shape != (arr.shape[0],) or not np.isfinite(st).all() or (st < 0).any() or (st > 1).any():
+        raise ValueError(f"table for {decision}: a start share is one number in [0, 1] per bucket "
+                         f"({arr.shape[0]}), got shape {st.shape}")
+    s = arr.sum(axis=1) + st
+    bad = (s != 0) & (np.abs(s - 1) > 1e-9)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"table for {decision}: bucket {i}'s probabilities and start share sum to {s[i]:.6g}; "
+                         "each row sums to 1 (or is all zeros: no entry)")
+
+
 class TableFile:
     """A loaded, checked table file. :meth:`strategy` turns one decision into a policy."""
 
-    def __init__(self, path, header: dict, arrays: dict):
+    def __init__(self, path, header: dict, arrays: dict, starts: dict | None = None):
         self.path = os.fspath(path)
         self.header = header
         self.arrays = arrays
+        self.starts = dict(starts or {})  # {decision: (n_buckets,) start share}, mixed tables only
 
     game = property(lambda self: self.header["game"])
     options = property(lambda self: dict(self.header["options"]))
@@ -223,10 +253,10 @@ def load_table(path) -> TableFile:
         raise ValueError(f"table file {path!r}: its header is not JSON ({e})") from None
     if header.get("format") != FORMAT:
         raise ValueError(f"table file {path!r} is not a pvsim table (format {header.get('format')!r})")
-    if header.get("version") != FORMAT_VERSION:
+    if header.get("version") not in READ_VERSIONS:
         raise ValueError(f"table file {path!r} has format version {header.get('version')!r}; this pvsim "
-                         f"reads version {FORMAT_VERSION}")
-    arrays = {}
+                         f"reads versions {', '.join(map(str, READ_VERSIONS))}")
+    arrays, starts = {}, {}
     for d, info in header["decisions"].items():
         arr = files.get(f"table_{d}")
         if arr is None:
@@ -236,10 +266,22 @@ def load_table(path) -> TableFile:
         if arr.shape != want:
             raise ValueError(f"table file {path!r}: the {d} table has shape {arr.shape}, its header says {want}")
         arrays[d] = arr
-    return TableFile(path, header, arrays)
+        if info.get("start"):
+            st = files.get(f"start_{d}")
+            if st is None or info["kind"] != "mixed":
+                raise ValueError(f"table file {path!r}: the {d} table names a start share but holds none")
+            try:
+                _check_start(st, arr, d)
+            except ValueError as e:
+                raise ValueError(f"table file {path!r}: {e}") from None
+            starts[d] = st
+    return TableFile(path, header, arrays, starts)
 
 
 # -- the policy --------------------------------------------------------------------------
+
+
+_NO_START = np.zeros(0)  # draw_mixed's "no start share"
 
 
 @njit(cache=True, nogil=True)
@@ -265,7 +307,9 @@ class TablePolicy:
         self.mixed = tf.mixed(decision)
         arr = tf.arrays[decision]
         self.table = arr if self.mixed else arr.astype(np.int16 if arr.max(initial=0) > 127 else np.int8)
-        self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0  # buckets with an entry
+        self.start = tf.starts.get(decision, _NO_START)
+        # buckets with an entry (a start share of 1 plays the fallback, as no entry does)
+        self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0
         self._abstractions = {}
         if fallback is None:
             spec = tf.header.get("fallback", {}).get(decision) or default_policy(variant.name, decision)
@@ -319,7 +363,7 @@ class TablePolicy:
         o = out if rows is None else np.empty(m, np.int64)
         x = miss if rows is None else np.empty(m, np.bool_)
         if self.mixed:
-            draw_mixed(buckets, canon, self.table, legal, u, o, x)
+            draw_mixed(buckets, canon, self.table, legal, u, o, x, self.start)
         else:
             _lookup_pure(buckets, canon, self.table, legal, o, x)
         if rows is not None:
@@ -333,17 +377,18 @@ class TablePolicy:
         # Worker processes rebuild the policy from its data (the file need not exist there).
         return (_rebuild, (self.file.path, self.file.header, {self.decision: self.file.arrays[self.decision]},
                            type(self.variant).__module__, self.variant.name, dict(self.variant.opts),
-                           self.decision, self.fallback_spec))
+                           self.decision, self.fallback_spec,
+                           {k: v for k, v in self.file.starts.items() if k == self.decision}))
 
 
-def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec):
+def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec, starts=None):
     import importlib
 
     from simcore.variants import get_variant
 
     importlib.import_module(module)
     v = get_variant(name, **opts)
-    tf = TableFile(path, header, arrays)
+    tf = TableFile(path, header, arrays, starts)
     fb = resolve(v, decision, fallback_spec)[1] if fallback_spec is not None else None
     return TablePolicy(tf, v, decision, fb)
 

@@ -48,7 +48,7 @@ def test_round_trip_keeps_everything(tmp):
     tf = load_table(p)
     assert (tf.game, tf.n_players, tf.abstraction, tf.decisions) == ("estonian", 6, "fine", ("pass",))
     assert tf.meta == {"made_by": "test", "gain": 0.01}
-    assert tf.header["version"] == FORMAT_VERSION and tf.header["fallback"] == {"pass": "highest"}
+    assert tf.header["version"] == 1 and tf.header["fallback"] == {"pass": "highest"}  # no start share: version 1
     assert tf.header["decisions"]["pass"]["abstraction"] == a.identity()
     assert np.array_equal(tf.arrays["pass"], t)
     assert os.path.getsize(p) < 2e6  # compressed

@@ -138,21 +138,33 @@ def identity_canon(n: int, n_actions: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def draw_mixed(buckets, canon, probs, legal, u, out, miss):
+def draw_mixed(buckets, canon, probs, legal, u, out, miss, start):
     """A mixed table's draw: row i takes a legal real action with the probability its bucket
     gives the action's canonical index (``probs[bucket, canon[i, a]]``, renormalised over the
     legal ones), using the uniform ``u[i]``; ``out[i]`` is -1 and ``miss[i]`` True where the
-    bucket has no legal mass."""
+    bucket has no legal mass. ``start`` (empty, or one share a bucket): the share of the bucket
+    that plays the table's starting policy (``miss``) instead: ``u[i]`` below it; above it, the
+    rest of ``u[i]``'s range draws the action (an empty ``start`` draws as a share of 0)."""
     n, na = canon.shape
+    has_start = start.shape[0] > 0
     for i in range(n):
         b = buckets[i]
+        w = u[i]
+        if has_start:
+            s = start[b]
+            if s > 0.0:
+                if w < s or s >= 1.0:
+                    out[i] = -1
+                    miss[i] = True
+                    continue
+                w = (w - s) / (1.0 - s)
         total = 0.0
         for a in range(na):
             if legal[i, a]:
                 total += probs[b, canon[i, a]]
         out[i] = -1
         if total > 0.0:
-            x = u[i] * total
+            x = w * total
             acc = 0.0
             for a in range(na):
                 if legal[i, a]:
