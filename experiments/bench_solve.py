@@ -148,7 +148,9 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
     for d in tf.decisions:  # refuses a table made under other buckets or another canonical order
         tf.abstraction_for(v, d, tf.n_players)
     SHIP_DIR.mkdir(parents=True, exist_ok=True)
-    suffix = "".join(f"-{k}-{v}" for k, v in sorted(tf.options.items()) if v not in (False, None))
+    default = get_variant(tf.game).opts  # a file name names only the options that differ from the rules' defaults
+    suffix = "".join(f"-{k}-{v}" for k, v in sorted(tf.options.items())
+                     if v not in (False, None) and default.get(k) != v)
     dest = SHIP_DIR / f"{game}-{P}p{suffix}.npz"
     measured = dict(measured)
     if builtin is not None:

@@ -858,11 +858,12 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     r = solve(game, P, iterations=s["iterations"], abstraction=s["abstraction"],
               deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
               options=entry["options"] or None, init=s["init"], passes=1, confidence=s["confidence"],
-              executor=executor, workers=workers, out=f"{stem}.npz")
+              validate=bool(s.get("validate")), executor=executor, workers=workers, out=f"{stem}.npz")
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
                                                                        "seed", "init", "confidence")},
+            "validate": bool(s.get("validate")),
             "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),
             "last_gain": last.get("gain"), "last_stderr": last.get("stderr"),
             # cpu_s: this process's CPU only (worker processes' time is not counted)
