@@ -397,6 +397,18 @@ def chart(methods, path):
     plt.close(fig)
 
 
+def _differs(path) -> bool | None:
+    """Whether ``path`` differs from the checkout's commit (FP's figures are those of the code that ran)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", path], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return bool(out.strip())
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
@@ -475,9 +487,11 @@ def main(argv=None):
         doc = {"game": "duel", "deck": 7, "n_players": 2, "abstraction": "history (a bucket per information set)",
                "thresholds": list(THRESHOLDS), "seeds": args.seeds, "start_gain_fp": start,
                "start_gain_mccfr": uniform,
-               "exact_fp": {"reach_iterations": xfp_reach, "curve": [{"iterations": i, "exact_gain": g} for i, g in xfp]},
+               "exact_fp": {"reach_iterations": xfp_reach,
+                            "curve": [{"iterations": i, "exact_gain": g} for i, g in xfp]},
                "fp_cpu_s_per_iteration": per_it, "load_start": load0[0], "load_end": os.getloadavg()[0],
-               "commit": git_commit(), "versions": versions(),
+               "commit": git_commit(), "solve_py_differs_from_commit": _differs("simcore/solve.py"),
+               "versions": versions(),
                "methods": [{k: v for k, v in m.items() if k != "runs"}
                            | {"curves": [[{"iterations": i, "cpu_s": c, "exact_gain": g} for i, c, g in p]
                                          for p in m["runs"]]} for m in methods]}
