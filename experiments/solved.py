@@ -858,7 +858,8 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     r = solve(game, P, iterations=s["iterations"], abstraction=s["abstraction"],
               deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
               options=entry["options"] or None, init=s["init"], passes=1, confidence=s["confidence"],
-              validate=bool(s.get("validate")), executor=executor, workers=workers, out=f"{stem}.npz")
+              validate=bool(s.get("validate")), method=s.get("method") or "fp", measure_every=s.get("measure_every"),
+              executor=executor, workers=workers, out=f"{stem}.npz")
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",

@@ -188,6 +188,10 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--init", default=None, help="policy spec of buckets not yet visited (default: the game's defaults)")
     p.add_argument("--validate", action="store_true",
                    help="each best response keeps only the departures that held-out fitting blocks confirm")
+    p.add_argument("--method", choices=("fp", "cfr"), default="fp",
+                   help="fp: fictitious play (default); cfr: sampled CFR+ over the same buckets")
+    p.add_argument("--measure-every", type=int, default=None, metavar="N",
+                   help="cfr: measure the average table every N iterations and at the end (default: the players)")
     p.add_argument("--passes", type=int, default=1, help="backward passes of each best-response fit (default 1)")
     p.add_argument("--confidence", type=float, default=None,
                    help="a BR bucket departs from the average when its gain is ahead at this level (default 0.5)")
@@ -695,7 +699,8 @@ def cmd_solve(args) -> int:
     r = solve(args.variant, args.players, iterations=args.iterations, target=args.target,
               abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
               seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
-              confidence=args.confidence, validate=args.validate,
+              confidence=args.confidence, validate=args.validate, method=args.method,
+              measure_every=args.measure_every,
               executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
               resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
     print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())

@@ -160,7 +160,11 @@ def _rebuild_mixed(source, packed, fallback_label):
 
 
 SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "init", "deals", "eval_deals",
-            "passes", "min_visits", "confidence", "block_size", "validate")
+            "passes", "min_visits", "confidence", "block_size", "validate", "method", "measure_every")
+CFR_ARRAYS = ("regret", "sum", "sum_start")
+SETTING_DEFAULTS = {"method": "fp"}
+METHODS = ("fp", "cfr")
+ALGORITHMS = {"fp": "fictitious play", "cfr": "sampled CFR+ (linear averaging)"}
 
 
 @dataclass
@@ -177,6 +181,8 @@ class SolveState:
     # per decision (n_buckets,): the starting policy's share of each row (the row's probabilities
     # sum to 1 less it); None: no row holds one (a checkpoint of an older pvsim)
     start: dict | None = None
+    # method "cfr": {"regret": {d: (n_buckets, n_actions)}, "sum": {d: same}, "sum_start": {d: (n_buckets,)}}
+    cfr: dict | None = None
 
 
 @dataclass
@@ -223,9 +229,11 @@ class SolveResult:
         })
 
     def text(self) -> str:
-        lines = [f"{self.variant}, {self.n_players} players, abstraction {self.abstraction}, fictitious play "
-                 f"from {self.init}, seed {self.seed}",
-                 f"each iteration: a best response of one seat to the average table, its gain per deal in "
+        cfr = getattr(self, "method", "fp") == "cfr"
+        lines = [f"{self.variant}, {self.n_players} players, abstraction {self.abstraction}, "
+                 f"{ALGORITHMS['cfr' if cfr else 'fp']} from {self.init}, seed {self.seed}",
+                 f"each {'measured ' if cfr else ''}iteration: a best response of one seat to the average table, "
+                 f"its gain per deal in "
                  f"{self.unit} on fresh deals (a lower bound on exploitability; 95% interval), and the share "
                  "of probability mass the update moved:",
                  f"  {'iter':>4}  {'seat':>4}  {'BR gain':>9}  {'95% interval':>20}  {'moved':>7}  {'seconds':>7}"]
@@ -260,6 +268,8 @@ def save_checkpoint(path, state: SolveState) -> None:
         arrays[f"weight_{d}"] = state.weight[d]
         if state.start is not None:
             arrays[f"start_{d}"] = state.start[d]
+        for k in CFR_ARRAYS if state.cfr is not None else ():
+            arrays[f"{k}_{d}"] = state.cfr[k][d]
     meta = {"settings": state.settings, "iteration": state.iteration, "log": state.log,
             "decisions": list(state.avg)}
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
@@ -290,13 +300,18 @@ def load_checkpoint(path) -> SolveState:
         weight = {d: z[f"weight_{d}"] for d in meta["decisions"]}
         start = ({d: z[f"start_{d}"] for d in meta["decisions"]} if f"start_{meta['decisions'][0]}" in z.files
                  else None)
-    return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"], start)
+        cfr = ({k: {d: z[f"{k}_{d}"] for d in meta["decisions"]} for k in CFR_ARRAYS}
+               if f"regret_{meta['decisions'][0]}" in z.files else None)
+    return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"], start, cfr)
 
 
 def _check_resumed(state: SolveState, settings: dict, path) -> None:
-    diff = [k for k in SETTINGS if _norm(state.settings.get(k)) != _norm(settings.get(k))]
+    def get(s, k):  # a checkpoint from before a setting existed had its default
+        return s.get(k, SETTING_DEFAULTS.get(k))
+
+    diff = [k for k in SETTINGS if _norm(get(state.settings, k)) != _norm(get(settings, k))]
     if diff:
-        text = "; ".join(f"{k} {state.settings.get(k)!r} there, {settings.get(k)!r} here" for k in diff)
+        text = "; ".join(f"{k} {get(state.settings, k)!r} there, {get(settings, k)!r} here" for k in diff)
         raise ValueError(f"solve checkpoint {os.fspath(path)!r} was made with other settings: {text}")
 
 
@@ -379,7 +394,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
           deals_per_iteration: int = DEFAULT_DEALS, eval_deals: int = DEFAULT_EVAL_DEALS, seed: int = 0,
           options=None, init=None, passes: int = 1, min_visits: int | None = None, confidence: float | None = None,
           block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
-          out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False) -> SolveResult:
+          out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False,
+          method: str = "fp", measure_every: int | None = None) -> SolveResult:
     """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
 
     Parameters
@@ -398,6 +414,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     confidence : the BR's departure test (default 0.5, not exploit's 0.95: see DEFAULT_CONFIDENCE).
     validate : each BR keeps only the departures that held-out fitting blocks confirm (exploit's
         ``validate``): fewer noise-chosen departures for the average to mix in.
+    method : "fp" (fictitious play, above) or "cfr": sampled counterfactual regret minimisation
+        (:func:`_cfr_iteration`; CFR+ regrets, linearly weighted average), which measures the
+        average table every ``measure_every`` iterations (default: the player count) and at the end.
     executor, workers, scheduler : where blocks run (as in :func:`simcore.simulate`).
     checkpoint : save the state here after every iteration; resume : start from such a file.
     out : write the table (``table:FILE`` plays it); chart / log_json default to ``out`` with
@@ -427,6 +446,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                          f"block: deals_per_iteration {deals:,} is not above block_size {block_size:,}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if measure_every is not None:
+        measure_every = check_whole(measure_every, 1, "measure_every must be a positive integer")
     v = _variant(game, options)
     v.check_players(n_players)
     P = int(n_players)
@@ -452,6 +475,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                 "min_visits": min_visits, "confidence": float(confidence), "block_size": int(block_size)}
     if validate:  # only when on: checkpoints made before the option resume as they did
         settings["validate"] = True
+    settings["method"] = method
+    if method == "cfr":
+        measure_every = P if measure_every is None else measure_every
+        settings["measure_every"] = measure_every
     if resume is not None:
         state = load_checkpoint(resume)
         _check_resumed(state, settings, resume)
@@ -463,6 +490,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         state = SolveState(settings, {d: np.zeros((absts[d].n_buckets, n_actions[d])) for d in decisions},
                            {d: np.zeros(absts[d].n_buckets, np.int64) for d in decisions},
                            start={d: np.zeros(absts[d].n_buckets) for d in decisions})
+        if method == "cfr":
+            state.cfr = {"regret": {d: np.zeros_like(state.avg[d]) for d in decisions},
+                         "sum": {d: np.zeros_like(state.avg[d]) for d in decisions},
+                         "sum_start": {d: np.zeros(absts[d].n_buckets) for d in decisions}}
     run = {"executor": executor, "workers": workers, "scheduler": scheduler}
     source = (lambda d: (v.name, dict(v.opts), d, P, by_name)) if by_name else (lambda d: None)
     stopped = "iterations"
@@ -474,6 +505,24 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             t = state.iteration
             K = t % P
             t0 = time.perf_counter()
+            if method == "cfr":
+                state, entry, was = _cfr_iteration(v, P, state, t, K, absts, abstraction, by_name, init_seat, source,
+                                                   deals, eval_deals, seed, block_size, run, progress,
+                                                   measure=(t + 1) % measure_every == 0 or t + 1 == iterations,
+                                                   min_visits=min_visits, passes=passes, confidence=confidence,
+                                                   validate=validate)
+                if entry is not None:
+                    entry["seconds"] = time.perf_counter() - t0
+                if was is not None:
+                    measured = was
+                if checkpoint is not None:
+                    save_checkpoint(checkpoint, state)
+                if entry is not None:
+                    if target is not None and entry["ci_high"] <= target:
+                        stopped = "target"
+                    if callback is not None:
+                        callback(entry)
+                continue
             field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d),
                                                         None if state.start is None else state.start[d]))
                      for d in decisions}
@@ -528,6 +577,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                          starts={d: x for d, x in (starts or {}).items() if x.any()})
     result.seconds = time.perf_counter() - t_start
     result.validate = bool(validate)
+    result.method = method
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
     else:
@@ -538,9 +588,107 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     return result
 
 
+MEASURE_TAG = 0x4D454153  # "MEAS": CFR's measuring BR fits on other deals than the iteration's regrets
+
+
+def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
+                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate):
+    """One iteration of sampled CFR for seat ``K``; returns (the next state, the log entry or None,
+    (average, start shares) measured or None).
+
+    Every seat plays the current strategy: per bucket, regret matching over the canonical actions
+    (probabilities in proportion to the positive regrets), and the starting policy itself where no
+    regret is positive (it may read more than the bucket does). For each of seat ``K``'s stages,
+    last to first, every legal action is played on the same deals with everything else (the other
+    seats, chance, and the seat's own other stages) sampled from the current strategy: exploit's
+    paired fit with an empty table. The paired differences ``x(a) - x(played)`` summed per bucket
+    are a sample of the counterfactual regret of each action, weighted by how often the bucket is
+    reached; they are added to the regrets, which are then floored at zero (CFR+). The average
+    strategy takes the current one in with weight ``t + 1`` per visit (linear averaging), the
+    starting policy's part as a start share. It differs from external-sampling MCCFR in one way:
+    the seat's own later decisions are sampled from the current strategy rather than enumerated
+    (enumerating them would cost the product of the stages' action counts a deal, not the sum).
+    """
+    from .engine import Job, map_blocks
+    from .exploit import FIT, FitPart, FitPlan, FitStats, FitTask, _merge_fit, derived_seed, exploit, play_order
+
+    cfr = state.cfr
+    decisions = list(state.avg)
+    sigma = {}
+    for d in decisions:
+        r = cfr["regret"][d]
+        tot = r.sum(axis=1, keepdims=True)
+        sigma[d] = np.divide(r, tot, out=np.zeros_like(r), where=tot > 0)
+    seat = {d: (f"cfr-current[{d}]", MixedTable(absts[d], sigma[d], init_seat[d], source(d))) for d in decisions}
+    lineup = [dict(seat) for _ in range(P)]
+    stages = play_order(v, P, lineup, K)
+    empty = {d: np.full(absts[d].n_buckets, -1, np.int64) for d in decisions}
+    new = {k: {d: a.copy() for d, a in cfr[k].items()} for k in CFR_ARRAYS}
+    visits = {d: np.zeros(absts[d].n_buckets) for d in decisions}
+    w = float(t + 1)
+    fseed = iteration_seed(state.settings["seed"], t)
+    for i in reversed(range(len(stages))):
+        st = stages[i]
+        plan = FitPlan(K, st, None if by_name is not None else absts, by_name, empty, None)
+        s_i = derived_seed(fseed, FIT, K, 0, i)
+        job = Job(v, P, [lineup], np.full(v.n_slots(P), -1, np.int8), s_i, block_size, [{}])
+        acc, info = map_blocks(FitTask(job, plan), deals, block_size, _merge_fit, progress=progress,
+                               label=f"cfr seat {K} {st.name}", seed=s_i, **run)
+        if info.interrupted or acc is None:
+            raise KeyboardInterrupt(f"cfr interrupted while playing seat {K} {st.name}")
+        if isinstance(acc, FitPart):
+            acc = FitStats(acc.n_buckets, acc.n_actions).add(acc)
+        d = st.decision
+        rows = np.flatnonzero(acc.field_count)
+        n = acc.field_count[rows].astype(np.float64)
+        p = sigma[d][rows]
+        new["sum"][d][rows] += w * n[:, None] * p
+        new["sum_start"][d][rows] += w * n * (p.sum(axis=1) == 0)
+        reg = new["regret"][d]
+        reg += acc.diff
+        np.maximum(reg, 0.0, out=reg)
+        visits[d][rows] += n
+    avg, start, moved_by = {}, {}, {}
+    moved = total = 0.0
+    for d in decisions:
+        s, s0 = new["sum"][d], new["sum_start"][d]
+        tot = s.sum(axis=1) + s0
+        has = tot > 0
+        avg[d] = np.zeros_like(s)
+        start[d] = np.zeros_like(s0)
+        avg[d][has] = s[has] / tot[has, None]
+        start[d][has] = s0[has] / tot[has]
+        rows = np.flatnonzero(visits[d])
+        if len(rows):
+            old_s = state.start[d][rows] if state.start is not None else 0.0
+            ch = 0.5 * (np.abs(avg[d][rows] - state.avg[d][rows]).sum(axis=1) + np.abs(start[d][rows] - old_s))
+            n = visits[d][rows]
+            moved_by[d] = float((ch * n).sum() / n.sum())
+            moved, total = moved + float((ch * n).sum()), total + float(n.sum())
+    entry = None
+    if measure:
+        field = {d: (f"cfr-average[{d}]", MixedTable(absts[d], avg[d], init_seat[d], source(d), start[d]))
+                 for d in decisions}
+        r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
+                    seed=derived_seed(fseed, MEASURE_TAG), min_visits=min_visits, confidence=confidence,
+                    passes=passes, rollout=0, block_size=block_size, progress=progress, validate=validate, **run)
+        rep = r.seats[0]
+        if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):
+            raise KeyboardInterrupt("interrupted while measuring")
+        entry = {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
+                 "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,
+                 "eval_deals": rep.eval_deals,
+                 "departure": {st.stage.name: st.departure_rate for st in rep.stages},
+                 "moved": moved / total if total else 0.0, "moved_by_decision": moved_by}
+    log = state.log + [entry] if entry is not None else state.log
+    nxt = SolveState(state.settings, avg, state.weight, t + 1, log, start, new)
+    return nxt, entry, ((avg, start) if measure else None)
+
+
 def table_meta(result: SolveResult) -> dict:
     last = result.last or {}
-    return {"made_by": "pvsim solve", "algorithm": "fictitious play", "seed": result.seed, "init": result.init,
+    algorithm = ALGORITHMS[getattr(result, "method", "fp")]
+    return {"made_by": "pvsim solve", "algorithm": algorithm, "seed": result.seed, "init": result.init,
             "iterations": result.iterations, "stopped": result.stopped,
             "measured_iteration": last.get("iteration"),
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
