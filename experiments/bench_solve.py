@@ -87,6 +87,8 @@ def measure(game, P, table: str | None, args, field: str | None = None) -> dict:
     # None: the game's own fitting defaults for this field (Russian), as exploitability.py --full
     cfg = dict(FULL, deals=args.measure_deals or FULL_DEALS.get(game, FULL["deals"]),
                passes=FULL_PASSES.get(game, FULL["passes"]))
+    if args.measure_eval_deals:
+        cfg["eval_deals"] = args.measure_eval_deals
     t0 = time.perf_counter()
     r = exploit(game, P, field or f"table:{table}", seat=cfg["seat"], deals=cfg["deals"], eval_deals=cfg["eval_deals"],
                 abstraction=cfg["abstraction"], seed=args.measure_seed, passes=cfg["passes"],
@@ -187,6 +189,8 @@ def main(argv=None) -> int:
     ap.add_argument("--measure-deals", type=int, default=None, help="fitting deals of the final measurement "
                                                                     "(default: exploitability.py's FULL_DEALS)")
     ap.add_argument("--measure-seed", type=int, default=2024)
+    ap.add_argument("--measure-eval-deals", type=int, default=None,
+                    help="fresh deals of the final measurement (default: exploitability.py's, 262,144)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--executor", default="threads")
     ap.add_argument("--resume", action="store_true", help="continue from the checkpoint beside the table")

@@ -50,11 +50,14 @@ def exploitability(tf) -> str:
     m = tf.meta.get("exploitability") or {}
     if m.get("gain") is None:
         return "exploitability not measured"
-    text = (f"best-response gain {m['gain']:.4f} [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}] a deal "
-            f"({m.get('how', 'pvsim exploit')})")
     b = m.get("best_builtin")
+    # enough decimals that the interval's ends and the built-in's figure read as numbers, not zeros
+    small = max(abs(m["ci_low"]), abs(m["ci_high"]), abs(b["br_gain"]) if b else 0.0) < 0.001
+    k = 5 if small else 4
+    text = (f"best-response gain {m['gain']:.{k}f} [{m['ci_low']:+.{k}f}, {m['ci_high']:+.{k}f}] a deal "
+            f"({m.get('how', 'pvsim exploit')})")
     if b:
-        text += f"; least exploitable built-in {b['field']}: {b['br_gain']:.4f}"
+        text += f"; least exploitable built-in {b['field']}: {b['br_gain']:.{k}f}"
     beaten = m.get("beaten_by")
     if beaten:
         text += "; BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})" for d in beaten)
