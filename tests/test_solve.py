@@ -287,17 +287,23 @@ def test_a_dask_cluster_solves_to_the_same_table():
     from simcore.solve import solve
 
     kw = dict(iterations=2, deals_per_iteration=2048, eval_deals=2048, block_size=1024, seed=5)
+    ckw = dict(kw, method="cfr", iterations=3, init="pass=thoughtful,discard=best-potential")
     ref = solve("estonian", 3, executor="threads", workers=1, **kw)
+    ref_cfr = solve("estonian", 3, executor="threads", workers=1, **ckw)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        silence_logs=logging.ERROR)
     try:
         r = solve("estonian", 3, scheduler=cluster.scheduler_address, **kw)
+        r_cfr = solve("estonian", 3, scheduler=cluster.scheduler_address, **ckw)
     finally:
         executors.close_dask(cluster.scheduler_address)
         cluster.close()
-    for d in ref.tables:
-        assert np.array_equal(ref.tables[d], r.tables[d]), d
-    assert [e["gain"] for e in ref.log] == [e["gain"] for e in r.log]
+    for a, b in ((ref, r), (ref_cfr, r_cfr)):
+        for d in a.tables:
+            assert np.array_equal(a.tables[d], b.tables[d]), d
+            assert np.array_equal(a.starts.get(d, 0), b.starts.get(d, 0)), d
+        assert [e["gain"] for e in a.log] == [e["gain"] for e in b.log]
+    assert ref_cfr.starts  # sampled CFR (its start reads more than the buckets) on Dask too
 
 
 def test_solved_without_a_shipped_table_gives_the_command_that_makes_one():
