@@ -8,24 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solve_exact import Enumeration
-from test_exploit_game import DrawDuel, history_abstraction, register_duel, unregister_duel
-from test_solve import _whole
+from test_exploit_game import history_abstraction
+from test_solve import _whole, duel, exact  # noqa: F401 - the module-scoped Draw Duel fixtures
 
 SMALL = dict(deals_per_iteration=20_000, eval_deals=2048, block_size=4096, options={"deck": 7})
-
-
-@pytest.fixture(scope="module")
-def duel():
-    register_duel()
-    yield
-    unregister_duel()
-
-
-@pytest.fixture(scope="module")
-def exact(duel):
-    abst = history_abstraction(7)
-    return abst, Enumeration(DrawDuel(deck=7), abst)
 
 
 def test_cfr_beats_fictitious_play_at_the_same_budget_exactly(exact):

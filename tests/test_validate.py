@@ -9,22 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solve_exact import Enumeration
-from test_exploit_game import STAKE, DrawDuel, history_abstraction, register_duel, unregister_duel
-from test_solve import _played, _whole
-
-
-@pytest.fixture(scope="module")
-def duel():
-    register_duel()
-    yield
-    unregister_duel()
-
-
-@pytest.fixture(scope="module")
-def exact(duel):
-    abst = history_abstraction(7)
-    return abst, Enumeration(DrawDuel(deck=7), abst)
+from test_exploit_game import STAKE, history_abstraction
+from test_solve import _played, _whole, duel, exact  # noqa: F401 - the module-scoped Draw Duel fixtures
 
 
 def _stats(diff, count, hold_diff=None, hold_count=None):
