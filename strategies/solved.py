@@ -52,7 +52,7 @@ def exploitability(tf) -> str:
         return "exploitability not measured"
     b = m.get("best_builtin")
     # enough decimals that the interval's ends and the built-in's figure read as numbers, not zeros
-    small = max(abs(m["ci_low"]), abs(m["ci_high"]), abs(b["br_gain"]) if b else 0.0) < 0.001
+    small = max(abs(m["ci_low"]), abs(m["ci_high"])) < 0.001
     k = 5 if small else 4
     text = (f"best-response gain {m['gain']:.{k}f} [{m['ci_low']:+.{k}f}, {m['ci_high']:+.{k}f}] a deal "
             f"({m.get('how', 'pvsim exploit')})")
