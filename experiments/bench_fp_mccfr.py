@@ -53,24 +53,22 @@ Outputs: ``results/solve/fp_vs_mccfr.txt`` (side-by-side table), ``.json``
 
     nice -n 10 python -m experiments.bench_fp_mccfr
 
-Run it with ``NUMBA_NUM_THREADS=1`` (set here when unset) on a quiet core; CPU
-time, not wall time, is the figure, as other jobs may share the machine.
+It runs numba's parallel kernels on one thread (``numba.set_num_threads(1)`` in
+:func:`main`; importing the module changes nothing, so the tests that import it
+keep their threads); CPU time, not wall time, is the figure, as other jobs may
+share the machine.
 """
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import sys
+import tempfile
+import time
+from pathlib import Path
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -423,6 +421,9 @@ def main(argv=None):
                     help="iterations of FP with exact (enumerated) best responses, for its own rate")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "solve" / "fp_vs_mccfr")
     args = ap.parse_args(argv)
+    import numba
+
+    numba.set_num_threads(1)  # one thread: CPU seconds compare like for like
 
     from solve_exact import Enumeration
     from test_exploit_game import register_duel, unregister_duel
