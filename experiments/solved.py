@@ -864,7 +864,7 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
                                                                        "seed", "init", "confidence")},
-            "validate": bool(s.get("validate")),
+            "validate": bool(s.get("validate")), "method": s.get("method") or "fp",
             "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),
             "last_gain": last.get("gain"), "last_stderr": last.get("stderr"),
             # cpu_s: this process's CPU only (worker processes' time is not counted)
