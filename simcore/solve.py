@@ -55,7 +55,7 @@ from dataclasses import dataclass, field as dc_field
 
 import numpy as np
 
-from .abstraction import draw_mixed
+from .abstraction import NO_START, draw_mixed
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
 from .engine.stats import Z95
@@ -97,7 +97,7 @@ class MixedTable:
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
         self.fallback = fallback  # (label, fn)
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
-        self.start = _NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
+        self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
 
     def __call__(self, obs, rng):
         from .exploit import _observe
@@ -118,9 +118,6 @@ class MixedTable:
         if self.source is None:
             return _unpack_mixed, (self.abstraction, packed, self.fallback)
         return _rebuild_mixed, (self.source, packed, self.fallback[0])
-
-
-_NO_START = np.zeros(0)  # draw_mixed's "no start share"
 
 
 def _pack(probs: np.ndarray, start: np.ndarray):
@@ -205,6 +202,8 @@ class SolveResult:
     seconds: float = 0.0
     files: dict = dc_field(default_factory=dict)
     starts: dict = dc_field(default_factory=dict)  # {decision: (n_buckets,)}: the start shares kept
+    method: str = "fp"
+    validate: bool = False
 
     LABEL = "lower bound on exploitability (one seat's best-response gain)"
 
@@ -229,7 +228,7 @@ class SolveResult:
         })
 
     def text(self) -> str:
-        cfr = getattr(self, "method", "fp") == "cfr"
+        cfr = self.method == "cfr"
         lines = [f"{self.variant}, {self.n_players} players, abstraction {self.abstraction}, "
                  f"{ALGORITHMS['cfr' if cfr else 'fp']} from {self.init}, seed {self.seed}",
                  f"each {'measured ' if cfr else ''}iteration: a best response of one seat to the average table, "
@@ -424,7 +423,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     callback : called with each iteration's log entry (after it is checkpointed).
     """
     from .api import _registry, _variant
-    from .exploit import DEFAULT_MIN_VISITS, exploit, resolve_abstractions
+    from .exploit import DEFAULT_MIN_VISITS, resolve_abstractions
 
     t_start = time.perf_counter()
     iterations = check_whole(iterations, 1, "iterations must be a positive integer")
@@ -505,79 +504,31 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             t = state.iteration
             K = t % P
             t0 = time.perf_counter()
-            if method == "cfr":
-                state, entry, was = _cfr_iteration(v, P, state, t, K, absts, abstraction, by_name, init_seat, source,
-                                                   deals, eval_deals, seed, block_size, run, progress,
-                                                   measure=(t + 1) % measure_every == 0 or t + 1 == iterations,
-                                                   min_visits=min_visits, passes=passes, confidence=confidence,
-                                                   validate=validate)
-                if entry is not None:
-                    entry["seconds"] = time.perf_counter() - t0
-                if was is not None:
-                    measured = was
-                if checkpoint is not None:
-                    save_checkpoint(checkpoint, state)
-                if entry is not None:
-                    if target is not None and entry["ci_high"] <= target:
-                        stopped = "target"
-                    if callback is not None:
-                        callback(entry)
-                continue
-            field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d),
-                                                        None if state.start is None else state.start[d]))
-                     for d in decisions}
-            r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
-                        seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
-                        passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
-                        validate=validate, **run)
-            rep = r.seats[0]
-            if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):  # Ctrl-C while measuring
-                raise KeyboardInterrupt("interrupted while measuring")
-            entry = {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
-                     "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,
-                     "eval_deals": rep.eval_deals,
-                     "departure": {st.stage.name: st.departure_rate for st in rep.stages},
-                     "moved": None, "moved_by_decision": {}}
-            reached = target is not None and entry["ci_high"] <= target
-            # The update works on copies; the checkpoint holds the updated average (what the next
-            # iteration plays, so a resumed run is the uninterrupted one), the result the one measured.
-            before = (state.avg, state.start)
-            avg = {d: a.copy() for d, a in state.avg.items()}
-            weight = {d: w.copy() for d, w in state.weight.items()}
-            start = None if state.start is None else {d: x.copy() for d, x in state.start.items()}
-            visits, choices = {}, {}
-            for st in rep.stages:
-                d, s = st.stage.decision, st.stats
-                visits[d] = visits.get(d, 0) + s.field_count
-                choices[d] = choices.get(d, 0) + s.field_choice
-            total, moved = 0.0, 0.0
-            for d in decisions:
-                if d in visits:
-                    m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d],
-                               None if start is None else start[d])
-                    n_vis = float(visits[d].sum())
-                    entry["moved_by_decision"][d] = m
-                    moved, total = moved + m * n_vis, total + n_vis
-            entry["moved"] = moved / total if total else 0.0
-            entry["seconds"] = time.perf_counter() - t0
+            step = _cfr_iteration if method == "cfr" else _fp_iteration
+            nxt, entry, was = step(v, P, state, t, K, absts, abstraction, by_name, init_seat, source, deals,
+                                   eval_deals, seed, block_size, run, progress,
+                                   measure=method == "fp" or (t + 1) % measure_every == 0 or t + 1 == iterations,
+                                   min_visits=min_visits, passes=passes, confidence=confidence, validate=validate)
+            if entry is not None:
+                entry["seconds"] = time.perf_counter() - t0
             # one assignment: an interruption leaves the state of one iteration boundary or the next
-            state, measured = SolveState(settings, avg, weight, t + 1, state.log + [entry], start), before
+            state, measured = nxt, (was if was is not None else measured)
             if checkpoint is not None:
                 save_checkpoint(checkpoint, state)
-            if reached:
-                stopped = "target"
-            if callback is not None:
-                callback(entry)
+            if entry is not None:
+                if target is not None and entry["ci_high"] <= target:
+                    stopped = "target"
+                if callback is not None:
+                    callback(entry)
     except KeyboardInterrupt:
         stopped = "interrupted"
     kept_measured = measured is not None and stopped != "interrupted"
     tables, starts = measured if kept_measured else (state.avg, state.start)
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
                          list(state.log), tables, stopped, target, table_measured=kept_measured,
-                         starts={d: x for d, x in (starts or {}).items() if x.any()})
+                         starts={d: x for d, x in (starts or {}).items() if x.any()}, method=method,
+                         validate=bool(validate))
     result.seconds = time.perf_counter() - t_start
-    result.validate = bool(validate)
-    result.method = method
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
     else:
@@ -586,6 +537,53 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         if log_json is not None:
             result.files["log"] = _write_json(result, log_json)
     return result
+
+
+def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
+                  seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate):
+    """One iteration of fictitious play for seat ``K`` (every iteration is measured: the BR it mixes
+    in is the one it measures); returns (the next state, the log entry, (average, start shares)
+    measured). The update works on copies: the next state holds the updated average (what the
+    next iteration plays, so a resumed run is the uninterrupted one), the result the one measured."""
+    from .exploit import exploit
+
+    decisions = list(state.avg)
+    field = {d: (f"fp-average[{d}]", MixedTable(absts[d], state.avg[d], init_seat[d], source(d),
+                                                None if state.start is None else state.start[d]))
+             for d in decisions}
+    r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
+                seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
+                passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
+                validate=validate, **run)
+    entry = _measured(r.seats[0], t, K, eval_deals)
+    avg = {d: a.copy() for d, a in state.avg.items()}
+    weight = {d: w.copy() for d, w in state.weight.items()}
+    start = None if state.start is None else {d: x.copy() for d, x in state.start.items()}
+    visits, choices = {}, {}
+    for st in r.seats[0].stages:
+        d, s = st.stage.decision, st.stats
+        visits[d] = visits.get(d, 0) + s.field_count
+        choices[d] = choices.get(d, 0) + s.field_choice
+    total, moved = 0.0, 0.0
+    for d in decisions:
+        if d in visits:
+            m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d], None if start is None else start[d])
+            n_vis = float(visits[d].sum())
+            entry["moved_by_decision"][d] = m
+            moved, total = moved + m * n_vis, total + n_vis
+    entry["moved"] = moved / total if total else 0.0
+    nxt = SolveState(state.settings, avg, weight, t + 1, state.log + [entry], start)
+    return nxt, entry, (state.avg, state.start)
+
+
+def _measured(rep, t: int, K: int, eval_deals: int) -> dict:
+    """An iteration's log entry from the measuring BR's seat report (Ctrl-C while measuring: raised)."""
+    if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):
+        raise KeyboardInterrupt("interrupted while measuring")
+    return {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
+            "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,
+            "eval_deals": rep.eval_deals, "departure": {st.stage.name: st.departure_rate for st in rep.stages},
+            "moved": None, "moved_by_decision": {}}
 
 
 MEASURE_TAG = 0x4D454153  # "MEAS": CFR's measuring BR fits on other deals than the iteration's regrets
@@ -609,8 +607,7 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
     the seat's own later decisions are sampled from the current strategy rather than enumerated
     (enumerating them would cost the product of the stages' action counts a deal, not the sum).
     """
-    from .engine import Job, map_blocks
-    from .exploit import FIT, FitPart, FitPlan, FitStats, FitTask, _merge_fit, derived_seed, exploit, play_order
+    from .exploit import FIT, derived_seed, exploit, fit_stage, play_order
 
     cfr = state.cfr
     decisions = list(state.avg)
@@ -626,18 +623,11 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
     new = {k: {d: a.copy() for d, a in cfr[k].items()} for k in CFR_ARRAYS}
     visits = {d: np.zeros(absts[d].n_buckets) for d in decisions}
     w = float(t + 1)
-    fseed = iteration_seed(state.settings["seed"], t)
+    fseed = iteration_seed(seed, t)
     for i in reversed(range(len(stages))):
         st = stages[i]
-        plan = FitPlan(K, st, None if by_name is not None else absts, by_name, empty, None)
-        s_i = derived_seed(fseed, FIT, K, 0, i)
-        job = Job(v, P, [lineup], np.full(v.n_slots(P), -1, np.int8), s_i, block_size, [{}])
-        acc, info = map_blocks(FitTask(job, plan), deals, block_size, _merge_fit, progress=progress,
-                               label=f"cfr seat {K} {st.name}", seed=s_i, **run)
-        if info.interrupted or acc is None:
-            raise KeyboardInterrupt(f"cfr interrupted while playing seat {K} {st.name}")
-        if isinstance(acc, FitPart):
-            acc = FitStats(acc.n_buckets, acc.n_actions).add(acc)
+        acc, _ = fit_stage(v, P, lineup, K, st, absts, by_name, empty, deals=deals, seed=derived_seed(fseed, FIT, K, 0, i),
+                           block_size=block_size, run=run, progress=progress)
         d = st.decision
         rows = np.flatnonzero(acc.field_count)
         n = acc.field_count[rows].astype(np.float64)
@@ -672,14 +662,8 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
         r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                     seed=derived_seed(fseed, MEASURE_TAG), min_visits=min_visits, confidence=confidence,
                     passes=passes, rollout=0, block_size=block_size, progress=progress, validate=validate, **run)
-        rep = r.seats[0]
-        if rep.eval_deals < eval_deals or getattr(rep, "interrupted", False):
-            raise KeyboardInterrupt("interrupted while measuring")
-        entry = {"iteration": t, "seat": K, "gain": rep.gain, "stderr": rep.stderr,
-                 "ci_low": rep.gain - Z95 * rep.stderr, "ci_high": rep.gain + Z95 * rep.stderr,
-                 "eval_deals": rep.eval_deals,
-                 "departure": {st.stage.name: st.departure_rate for st in rep.stages},
-                 "moved": moved / total if total else 0.0, "moved_by_decision": moved_by}
+        entry = _measured(r.seats[0], t, K, eval_deals)
+        entry.update(moved=moved / total if total else 0.0, moved_by_decision=moved_by)
     log = state.log + [entry] if entry is not None else state.log
     nxt = SolveState(state.settings, avg, state.weight, t + 1, log, start, new)
     return nxt, entry, ((avg, start) if measure else None)
@@ -687,13 +671,13 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
 
 def table_meta(result: SolveResult) -> dict:
     last = result.last or {}
-    algorithm = ALGORITHMS[getattr(result, "method", "fp")]
+    algorithm = ALGORITHMS[result.method]
     return {"made_by": "pvsim solve", "algorithm": algorithm, "seed": result.seed, "init": result.init,
             "iterations": result.iterations, "stopped": result.stopped,
             "measured_iteration": last.get("iteration"),
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
                          if last and result.table_measured else None),
-            **({"validate": True} if getattr(result, "validate", False) else {})}
+            **({"validate": True} if result.validate else {})}
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:

@@ -58,7 +58,7 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
     def with_traits(fn, **traits):
         return fn
 
-from simcore.abstraction import draw_mixed
+from simcore.abstraction import NO_START, draw_mixed
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -281,9 +281,6 @@ def load_table(path) -> TableFile:
 # -- the policy --------------------------------------------------------------------------
 
 
-_NO_START = np.zeros(0)  # draw_mixed's "no start share"
-
-
 @njit(cache=True, nogil=True)
 def _lookup_pure(buckets, canon, table, legal, out, miss):
     n, na = canon.shape
@@ -307,7 +304,7 @@ class TablePolicy:
         self.mixed = tf.mixed(decision)
         arr = tf.arrays[decision]
         self.table = arr if self.mixed else arr.astype(np.int16 if arr.max(initial=0) > 127 else np.int8)
-        self.start = tf.starts.get(decision, _NO_START)
+        self.start = tf.starts.get(decision, NO_START)
         # buckets with an entry (a start share of 1 plays the fallback, as no entry does)
         self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0
         self._abstractions = {}

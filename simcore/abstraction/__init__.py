@@ -137,6 +137,9 @@ def identity_canon(n: int, n_actions: int) -> np.ndarray:
     return np.broadcast_to(np.arange(n_actions, dtype=np.int64), (n, n_actions))
 
 
+NO_START = np.zeros(0)  # draw_mixed's "no start share"
+
+
 @njit(cache=True, nogil=True)
 def draw_mixed(buckets, canon, probs, legal, u, out, miss, start):
     """A mixed table's draw: row i takes a legal real action with the probability its bucket
@@ -201,5 +204,5 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
     return found[name]
 
 
-__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "draw_mixed", "GAMES",
+__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "draw_mixed", "NO_START", "GAMES",
            "NAMES", "observation_rows"]
