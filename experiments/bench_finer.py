@@ -1,0 +1,167 @@
+"""The shipped ``solved`` tables and the least exploitable built-ins under finer best responses.
+
+Issue 21 asks for the solved table's exploitability to be at most a quarter of
+the least exploitable built-in's, both measured by "the same BR abstraction at
+its finest". The shipped tables were measured with the coarse buckets
+(``experiments/bench_solve.py``). This script measures both fields again with
+the medium and fine buckets, the same seat (0), seed, fitting deals and fresh
+deals for both, and reports what each granularity finds.
+
+A finer BR can only see more, but it must also visit each of its buckets often
+enough to leave the field there (``--min-visits`` tries of every action and a
+95% confidence test). At a fixed budget a finer abstraction therefore finds
+*less* once its buckets are too thin. The table printed here shows where that
+happens for each game: the BR "at its finest" that still finds something is
+the one the target can be judged by.
+
+Each measurement is written to ``results/solve/finer.json`` as it completes,
+and the run skips those already there with the same settings, so an
+interrupted run resumes where it stopped. ``results/solve/finer.md`` is the
+table.
+
+    python -m experiments.bench_finer                       # every game, the budgets below
+    python -m experiments.bench_finer --games estonian:6 --abstractions medium
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from experiments.bench_solve import Z95
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "results" / "solve"
+# Fitting deals a stage and fresh deals for each game: what 2 cores measure in minutes per field.
+# Estonian and Slovak play about 4x faster than Tapiola and Sviten per fitting deal; Russian has
+# 12 placement rounds a deal.
+BUDGET = {"estonian": (1 << 22, 1 << 20), "slovak": (1 << 22, 1 << 20), "tapiola": (1 << 20, 1 << 18),
+          "sviten": (1 << 20, 1 << 18), "russian": (1 << 16, 1 << 18)}
+GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
+
+
+def _best_builtin(game: str, P: int) -> str:
+    """The least exploitable built-in of the shipped table's own measurement (bench_<game>_<P>.json)."""
+    d = json.loads((OUT / f"bench_{game}_{P}.json").read_text())
+    return d["best_builtin"]["field"]
+
+
+def _key(game, P, field, abstraction, deals, eval_deals, seed) -> str:
+    return f"{game}:{P}|{field}|{abstraction}|{deals}|{eval_deals}|{seed}"
+
+
+def _row_key(r: dict) -> str:
+    return _key(r["game"], r["players"], r["field"], r["abstraction"], r["deals"], r["eval_deals"], r["seed"])
+
+
+def _merged(path: Path, rows: list[dict]) -> list[dict]:
+    """``rows`` with those another run wrote to ``path`` since this one read it."""
+    if not path.exists():
+        return rows
+    have = {_row_key(r) for r in rows}
+    return rows + [r for r in json.loads(path.read_text())["rows"] if _row_key(r) not in have]
+
+
+def measure(game: str, P: int, field: str, abstraction: str, deals: int, eval_deals: int, seed: int,
+            workers: int, executor: str) -> dict:
+    """Seat 0's BR to ``field`` over ``abstraction`` buckets: its gain on fresh deals and where it departs."""
+    from simcore.exploit import exploit
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = exploit(game, P, field, seat=0, deals=deals, eval_deals=eval_deals, abstraction=abstraction, seed=seed,
+                passes=1, rollout=0, executor=executor, workers=workers, progress=False)
+    s = r.seats[0]
+    departs = {st.stage.name: {"share": float(st.departure_rate), "buckets_departing": int(st.buckets_departing),
+                               "buckets_seen": int(st.buckets_visited)} for st in s.stages}
+    return {"game": game, "players": P, "field": field, "abstraction": abstraction, "seat": s.seat,
+            "deals": r.deals, "eval_deals": s.eval_deals, "seed": seed, "gain": s.gain, "stderr": s.stderr,
+            "ci_low": s.gain - Z95 * s.stderr, "ci_high": s.gain + Z95 * s.stderr, "departures": departs,
+            "wall_s": time.perf_counter() - t0, "cpu_s_main": time.process_time() - c0,
+            "how": (f"pvsim exploit {game} -n {P} --field '{field}' --seat 0 --abstraction {abstraction} "
+                    f"--deals {r.deals} --eval-deals {s.eval_deals} --passes 1 --rollout 0 --seed {seed}")}
+
+
+def _cell(x) -> str:
+    return "-" if x is None else f"{x['gain']:+.5f} [{x['ci_low']:+.5f}, {x['ci_high']:+.5f}]"
+
+
+def render(rows: list[dict]) -> str:
+    """One line per game and granularity: the solved table's BR gain, the built-in's, and the quarter test."""
+    by = {}
+    for r in rows:
+        kind = "solved" if r["field"] == "solved" else "candidate" if r["field"].startswith("table:") else "builtin"
+        if kind == "candidate":
+            by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {}).setdefault(
+                "candidates", []).append(r)
+        else:
+            by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {})[kind] = r
+    order = {"coarse": 0, "medium": 1, "fine": 2}
+    lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
+             "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
+    for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
+                                                                 if f"{kv[0][0]}:{kv[0][1]}" in GAMES else 99,
+                                                                 order.get(kv[0][2], 9), kv[0][3])):
+        b = pair.get("builtin")
+        for s in [pair.get("solved")] + pair.get("candidates", []):
+            if s is None and pair.get("candidates"):
+                continue
+            if s and b:
+                if b["ci_low"] <= 0:
+                    verdict = "not resolvable (the BR finds nothing sure in the built-in)"
+                else:
+                    verdict = "yes" if s["ci_high"] <= b["gain"] / 4 else "no"
+            else:
+                verdict = "-"
+            name = "" if s is None or s["field"] == "solved" else f" ({s['field'][len('table:'):]})"
+            lines.append(f"| {g} {P}{name} | {a} | {n:,} | {_cell(s)} | {b['field'] if b else '-'} | {_cell(b)} "
+                         f"| {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", nargs="+", default=list(GAMES), help="GAME:P (default: every shipped size)")
+    ap.add_argument("--abstractions", nargs="+", default=["medium", "fine"])
+    ap.add_argument("--deals", type=int, default=None, help="fitting deals a stage (default: BUDGET by game)")
+    ap.add_argument("--eval-deals", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--executor", default="processes")
+    ap.add_argument("--candidate", action="append", default=[], metavar="GAME:P=FILE",
+                    help="also measure this table (a candidate for shipping) beside the shipped one")
+    ap.add_argument("--no-solved", action="store_true", help="skip the shipped table (only candidates)")
+    ap.add_argument("--out", default=str(OUT / "finer.json"))
+    args = ap.parse_args(argv)
+    path = Path(args.out)
+    rows = json.loads(path.read_text())["rows"] if path.exists() else []
+    done = {_row_key(r) for r in rows}
+    for spec in args.games:
+        game, _, p = spec.partition(":")
+        P = int(p or 6)
+        deals, eval_deals = BUDGET[game]
+        deals, eval_deals = args.deals or deals, args.eval_deals or eval_deals
+        for a in args.abstractions:
+            fields = [] if args.no_solved else ["solved"]
+            fields += [f"table:{c.partition('=')[2]}" for c in args.candidate if c.partition("=")[0] == spec]
+            for field in fields + [_best_builtin(game, P)]:
+                k = _key(game, P, field, a, deals, eval_deals, args.seed)
+                if k in done:
+                    continue
+                r = measure(game, P, field, a, deals, eval_deals, args.seed, args.workers, args.executor)
+                r["loadavg"] = os.getloadavg()
+                rows.append(r)
+                done.add(k)
+                print(f"{game} {P}p {a:6s} {field}: {r['gain']:+.5f} [{r['ci_low']:+.5f}, {r['ci_high']:+.5f}] "
+                      f"({r['wall_s']:.0f} s)", flush=True)
+                rows = _merged(path, rows)  # another run may have added rows to the same file meanwhile
+                path.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+                path.with_suffix(".md").write_text(render(rows))
+    path.with_suffix(".md").write_text(render(rows))
+    print(render(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""experiments/bench_finer.py: the verdict of its table (a quarter of the built-in's BR gain, judged on the
+solved table's upper 95% end; "not resolvable" when the built-in's interval reaches zero), a candidate
+table's own line, and rows that another run added to the same file meanwhile are kept."""
+from __future__ import annotations
+
+import json
+
+from experiments import bench_finer as bf
+
+
+def _row(field, gain, lo, hi, abstraction="medium", game="estonian", P=6, deals=1 << 22):
+    return {"game": game, "players": P, "field": field, "abstraction": abstraction, "deals": deals,
+            "eval_deals": 1 << 20, "seed": 2024, "gain": gain, "ci_low": lo, "ci_high": hi}
+
+
+def _verdicts(md: str) -> dict:
+    lines = [ln for ln in md.splitlines()[2:] if ln.startswith("|")]
+    return {ln.split("|")[1].strip(): ln.split("|")[-2].strip() for ln in lines if "| medium |" in ln}
+
+
+def test_quarter_is_judged_on_the_upper_end():
+    rows = [_row("solved", 0.00009, 0.00004, 0.00014), _row("b", 0.00036, 0.00027, 0.00044)]
+    assert _verdicts(bf.render(rows)) == {"estonian 6": "no"}  # 0.00014 > 0.00036 / 4
+    rows[0] = _row("solved", 0.00005, 0.00001, 0.00009)
+    assert _verdicts(bf.render(rows)) == {"estonian 6": "yes"}  # 0.00009 <= 0.00009
+
+
+def test_a_built_in_the_br_cannot_resolve_is_said_so():
+    rows = [_row("solved", 0.0, -0.0001, 0.0001), _row("b", 0.00007, -0.00007, 0.00022)]
+    assert _verdicts(bf.render(rows))["estonian 6"].startswith("not resolvable")
+
+
+def test_a_candidate_has_its_own_line_against_the_same_built_in():
+    rows = [_row("solved", 0.00115, 0.00096, 0.00135), _row("b", 0.0019, 0.0017, 0.0021),
+            _row("table:x.npz", 0.0003, 0.0002, 0.0004), _row("b", 0.0019, 0.0017, 0.0021, abstraction="coarse")]
+    v = _verdicts(bf.render(rows))
+    assert v == {"estonian 6": "no", "estonian 6 (x.npz)": "yes"}
+
+
+def test_rows_written_by_another_run_are_kept(tmp_path):
+    path = tmp_path / "finer.json"
+    mine = [_row("solved", 0.1, 0.0, 0.2)]
+    theirs = [_row("b", 0.2, 0.1, 0.3), _row("solved", 0.1, 0.0, 0.2)]  # one the same as mine
+    path.write_text(json.dumps({"rows": theirs}))
+    merged = bf._merged(path, mine)
+    assert [r["field"] for r in merged] == ["solved", "b"]
+    assert bf._merged(tmp_path / "none.json", mine) == mine
