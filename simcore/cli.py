@@ -123,7 +123,8 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
                    help=f"fresh deals the BR is measured on (default {DEFAULT_EVAL_DEALS:,}; the cap with --precision)")
     p.add_argument("--precision", type=float, help="stop measuring when the gain's 95%% half-width is at most this")
     p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium or fine "
-                        "(default coarse: at the default budget it finds the most; fine needs many millions of fitting deals)")
+                        "(default coarse: at the default budget it finds the most; fine needs many millions of fitting deals), "
+                        "or one per decision: exchange1=fine,exchange2=medium")
     p.add_argument("--seed", "-s", type=int, default=0, help="random seed (default 0): same seed, same table")
     p.add_argument("--min-visits", type=int, default=None,
                    help=f"tries an action needs in a bucket before the BR may choose it (default {DEFAULT_MIN_VISITS}; "
@@ -179,7 +180,7 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", type=float, default=None, metavar="EPS",
                    help="stop once a measured gain's upper 95%% end is at most EPS (per deal)")
     p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium "
-                                                            "or fine (default coarse)")
+                                                            "or fine (default coarse), or one per decision: exchange1=medium,exchange2=coarse")
     p.add_argument("--deals", "-d", type=int, default=DEFAULT_DEALS,
                    help=f"fitting deals per stage of each best response (default {DEFAULT_DEALS:,})")
     p.add_argument("--eval-deals", type=int, default=DEFAULT_EVAL_DEALS,

@@ -403,7 +403,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     n_players : players at the table.
     iterations : best-response fits (each measured); the table written is the last one measured.
     target : stop once a measured gain's upper 95% end is at most this (per deal, game's unit).
-    abstraction : "coarse", "medium", "fine" (the game's own) or {decision: Abstraction object}
+    abstraction : "coarse", "medium", "fine" (the game's own), one per decision
+        ("exchange1=medium,exchange2=coarse") or {decision: Abstraction object}
         (then no table file can be written: a table file names its abstraction).
     deals_per_iteration : fitting deals per stage of each BR fit (exploit's ``deals``).
     eval_deals : fresh deals measuring each iteration's BR gain.

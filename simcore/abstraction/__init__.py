@@ -196,13 +196,49 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
     return _module(v.name).abstractions(v, decision, int(n_players))
 
 
+def _spec(name: str) -> dict:
+    spec = {}
+    for part in name.split(","):
+        d, eq, g = (x.strip() for x in part.partition("="))
+        if not eq or not d or not g:
+            raise ValueError(f"abstraction {name!r}: {part!r} is not DECISION=GRANULARITY")
+        if d in spec:
+            raise ValueError(f"abstraction {name!r} names decision {d!r} twice")
+        spec[d] = g
+    return spec
+
+
+def granularity(name: str, decision: str) -> str:
+    """The granularity ``name`` gives ``decision``: ``name`` itself ("coarse"), or that decision's
+    entry of a per-decision spec ("exchange1=fine,exchange2=coarse"; every decision named once)."""
+    name = str(name)
+    if "=" not in name:
+        return name
+    spec = _spec(name)
+    if decision not in spec:
+        raise ValueError(f"abstraction {name!r} gives no granularity for {decision!r}: name every decision "
+                         f"(DECISION=GRANULARITY, comma-separated)")
+    return spec[decision]
+
+
 def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") -> Abstraction:
-    """One granularity; an unknown ``name`` is a ValueError listing the valid ones."""
+    """One granularity; an unknown ``name`` is a ValueError listing the valid ones. ``name`` may give
+    each decision its own ("exchange1=fine,exchange2=coarse": :func:`granularity`); a table file or a
+    checkpoint then records that spec."""
+    if "=" in str(name):
+        from ..variants import get_variant
+
+        v = get_variant(variant)
+        unknown = sorted(set(_spec(str(name))) - {d.name for d in v.decisions})
+        if unknown:
+            raise ValueError(f"abstraction {name!r} names {', '.join(map(repr, unknown))}, not a decision of "
+                             f"{v.name} (its decisions: {', '.join(d.name for d in v.decisions)})")
+        name = granularity(name, decision)
     found = abstractions(variant, decision, n_players)
     if name not in found:
         raise ValueError(f"unknown abstraction {name!r} for {decision}; choose from {', '.join(found)}")
     return found[name]
 
 
-__all__ = ["Abstraction", "abstractions", "get_abstraction", "to_real", "identity_canon", "draw_mixed", "NO_START", "GAMES",
+__all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed", "NO_START", "GAMES",
            "NAMES", "observation_rows"]
