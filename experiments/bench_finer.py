@@ -120,6 +120,37 @@ def render(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def annotate(rows: list[dict], tables=None) -> list[str]:
+    """Write each shipped table's finer measurements (its own and its best built-in's, same BR) into its
+    metadata (``exploitability.finer``), which ``pvsim strategies GAME`` prints; the arrays are unchanged.
+    Returns the files rewritten."""
+    from strategies.solved import shipped_tables
+    from strategies.table import save_table
+
+    done = []
+    for tf in shipped_tables() if tables is None else tables:
+        pairs = {}
+        for r in rows:
+            if (r["game"], r["players"]) == (tf.game, tf.n_players):
+                kind = "solved" if r["field"] == "solved" else "builtin" if not r["field"].startswith("table:") else None
+                if kind:
+                    pairs.setdefault((r["abstraction"], r["deals"]), {})[kind] = r
+        finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": p["solved"]["seed"],
+                  "gain": p["solved"]["gain"], "ci_low": p["solved"]["ci_low"], "ci_high": p["solved"]["ci_high"],
+                  "builtin": p["builtin"]["field"], "builtin_gain": p["builtin"]["gain"],
+                  "builtin_ci_low": p["builtin"]["ci_low"], "builtin_ci_high": p["builtin"]["ci_high"]}
+                 for (a, n), p in sorted(pairs.items()) if "solved" in p and "builtin" in p]
+        if not finer:
+            continue
+        meta = dict(tf.meta)
+        meta["exploitability"] = dict(meta.get("exploitability") or {}, finer=finer)
+        save_table(tf.path, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
+                   tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
+                   meta=meta, starts=tf.starts)
+        done.append(str(tf.path))
+    return done
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", nargs="+", default=list(GAMES), help="GAME:P (default: every shipped size)")
@@ -133,6 +164,8 @@ def main(argv=None) -> int:
                     help="also measure this table (a candidate for shipping) beside the shipped one")
     ap.add_argument("--no-solved", action="store_true", help="skip the shipped table (only candidates)")
     ap.add_argument("--out", default=str(OUT / "finer.json"))
+    ap.add_argument("--annotate", action="store_true",
+                    help="write the finer figures of each shipped table into its metadata (pvsim strategies shows them)")
     args = ap.parse_args(argv)
     path = Path(args.out)
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
@@ -160,6 +193,9 @@ def main(argv=None) -> int:
                 path.with_suffix(".md").write_text(render(rows))
     path.with_suffix(".md").write_text(render(rows))
     print(render(rows))
+    if args.annotate:
+        for f in annotate(rows):
+            print(f"annotated {f}")
     return 0
 
 

@@ -45,3 +45,27 @@ def test_rows_written_by_another_run_are_kept(tmp_path):
     merged = bf._merged(path, mine)
     assert [r["field"] for r in merged] == ["solved", "b"]
     assert bf._merged(tmp_path / "none.json", mine) == mine
+
+
+def test_annotate_writes_the_finer_figures_that_pvsim_strategies_prints(tmp_path):
+    import shutil
+
+    import numpy as np
+
+    from strategies.solved import TABLES_DIR, exploitability
+    from strategies.table import load_table
+
+    path = tmp_path / "estonian-6p.npz"
+    shutil.copyfile(f"{TABLES_DIR}/estonian-6p.npz", path)
+    before = load_table(str(path))
+    rows = [_row("solved", 0.00009, 0.00004, 0.00014), _row("b", 0.00036, 0.00027, 0.00044),
+            _row("table:x.npz", 0.0, -0.1, 0.1), _row("solved", 0.1, 0.0, 0.2, game="slovak")]
+    assert bf.annotate(rows, [before]) == [str(path)]
+    after = load_table(str(path))
+    for d in before.decisions:  # the table itself is unchanged
+        assert np.array_equal(before.arrays[d], after.arrays[d])
+    finer = after.meta["exploitability"]["finer"]
+    assert [(f["abstraction"], f["gain"], f["builtin"], f["builtin_gain"]) for f in finer] == [
+        ("medium", 0.00009, "b", 0.00036)]
+    assert after.meta["exploitability"]["gain"] == before.meta["exploitability"]["gain"]
+    assert "medium BR: 0.00009 [+0.00004, +0.00014], the built-in's 0.00036" in exploitability(after)
