@@ -842,28 +842,42 @@ def top_situations(df, k=3):
 # -- 3. --full: re-solve --------------------------------------------------------------------------
 
 
-def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None) -> dict:
-    """Re-solve the game with the settings of ``results/solve/bench_<game>_<P>.json`` (those of
-    ``settings`` replaced) and compare the table with the shipped one (every decision's
-    probabilities)."""
+def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None, bench=None) -> dict:
+    """Re-solve the game with the settings of ``results/solve/bench_<game>_<P>.json`` (or ``bench``;
+    those of ``settings`` replaced) and compare the table with the shipped one (every decision's
+    probabilities). A record with ``refine`` (a second solve over finer buckets started from the
+    first one's table, ``refine.solve.init_table``) re-solves both stages, the second from the
+    first's new table (``<game>_<P>_stage1.npz`` beside it)."""
     from simcore.solve import solve
     from strategies.table import load_table
 
     game, P = entry["game"], entry["players"]
-    bench = ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
-    s = dict(json.loads(bench.read_text())["solve"], **(settings or {}))
+    bench = Path(bench) if bench else ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
+    record = json.loads(bench.read_text())
+    s = dict(record["solve"], **(settings or {}))
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"{game}_{P}"
     t0, c0 = time.perf_counter(), time.process_time()
-    r = solve(game, P, iterations=s["iterations"], abstraction=s["abstraction"],
-              deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
-              options=entry["options"] or None, init=s["init"], passes=1, confidence=s["confidence"],
-              validate=bool(s.get("validate")), method=s.get("method") or "fp", measure_every=s.get("measure_every"),
-              executor=executor, workers=workers, out=f"{stem}.npz")
+
+    def run(s, out, init):
+        return solve(game, P, iterations=s["iterations"], abstraction=s["abstraction"],
+                     deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
+                     options=entry["options"] or None, init=init, passes=1, confidence=s["confidence"],
+                     validate=bool(s.get("validate")), method=s.get("method") or "fp",
+                     measure_every=s.get("measure_every"), executor=executor, workers=workers, out=out)
+
+    refine = record.get("refine")  # a second solve over finer buckets, started from the first one's table
+    r = run(s, f"{stem}{'_stage1' if refine else ''}.npz", s["init"])
+    if refine:
+        first = refine["solve"]["init_table"]  # the first stage's table as the second's init names it
+        init = refine["solve"]["init"].replace(f"table:{first}", f"table:{_rel(f'{stem}_stage1.npz')}")
+        r = run(refine["solve"], f"{stem}.npz", init)
+        s = dict(refine["solve"], stage1={k: record["solve"][k] for k in ("iterations", "abstraction", "method")})
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
-                                                                       "seed", "init", "confidence")},
+                                                                       "seed", "init", "confidence", "stage1")
+                                                     if k in s},
             "validate": bool(s.get("validate")), "method": s.get("method") or "fp",
             "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),
             "last_gain": last.get("gain"), "last_stderr": last.get("stderr"),
