@@ -21,6 +21,7 @@ table.
 
     python -m experiments.bench_finer                       # every game, the budgets below
     python -m experiments.bench_finer --games estonian:6 --abstractions medium
+    python -m experiments.bench_finer --annotate            # the shipped tables' metadata, from finer.json
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ OUT = ROOT / "results" / "solve"
 # 12 placement rounds a deal.
 BUDGET = {"estonian": (1 << 22, 1 << 20), "slovak": (1 << 22, 1 << 20), "tapiola": (1 << 20, 1 << 18),
           "sviten": (1 << 20, 1 << 18), "russian": (1 << 16, 1 << 18)}
+ORDER = {"coarse": 0, "medium": 1, "fine": 2}
 GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
 
 
@@ -97,12 +99,11 @@ def render(rows: list[dict]) -> str:
                 "candidates", []).append(r)
         else:
             by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {})[kind] = r
-    order = {"coarse": 0, "medium": 1, "fine": 2}
     lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
              "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
     for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
                                                                  if f"{kv[0][0]}:{kv[0][1]}" in GAMES else 99,
-                                                                 order.get(kv[0][2], 9), kv[0][3])):
+                                                                 ORDER.get(kv[0][2], 9), kv[0][3])):
         b = pair.get("builtin")
         for s in [pair.get("solved")] + pair.get("candidates", []):
             if s is None and pair.get("candidates"):
@@ -132,14 +133,16 @@ def annotate(rows: list[dict], tables=None) -> list[str]:
         pairs = {}
         for r in rows:
             if (r["game"], r["players"]) == (tf.game, tf.n_players):
-                kind = "solved" if r["field"] == "solved" else "builtin" if not r["field"].startswith("table:") else None
+                kind = ("solved" if r["field"] == "solved" else None if r["field"].startswith("table:")
+                        else "builtin")
                 if kind:
                     pairs.setdefault((r["abstraction"], r["deals"]), {})[kind] = r
         finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": p["solved"]["seed"],
                   "gain": p["solved"]["gain"], "ci_low": p["solved"]["ci_low"], "ci_high": p["solved"]["ci_high"],
                   "builtin": p["builtin"]["field"], "builtin_gain": p["builtin"]["gain"],
                   "builtin_ci_low": p["builtin"]["ci_low"], "builtin_ci_high": p["builtin"]["ci_high"]}
-                 for (a, n), p in sorted(pairs.items()) if "solved" in p and "builtin" in p]
+                 for (a, n), p in sorted(pairs.items(), key=lambda kv: (ORDER.get(kv[0][0], 9), kv[0][1]))
+                 if "solved" in p and "builtin" in p]
         if not finer:
             continue
         meta = dict(tf.meta)
@@ -165,11 +168,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-solved", action="store_true", help="skip the shipped table (only candidates)")
     ap.add_argument("--out", default=str(OUT / "finer.json"))
     ap.add_argument("--annotate", action="store_true",
-                    help="write the finer figures of each shipped table into its metadata (pvsim strategies shows them)")
+                    help="measure nothing: write the rows already in --out into each shipped table's metadata "
+                         "(pvsim strategies shows them)")
     args = ap.parse_args(argv)
     path = Path(args.out)
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
     done = {_row_key(r) for r in rows}
+    if args.annotate:
+        for f in annotate(rows):
+            print(f"annotated {f}")
+        return 0
     for spec in args.games:
         game, _, p = spec.partition(":")
         P = int(p or 6)
@@ -193,9 +201,6 @@ def main(argv=None) -> int:
                 path.with_suffix(".md").write_text(render(rows))
     path.with_suffix(".md").write_text(render(rows))
     print(render(rows))
-    if args.annotate:
-        for f in annotate(rows):
-            print(f"annotated {f}")
     return 0
 
 

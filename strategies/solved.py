@@ -59,7 +59,8 @@ def exploitability(tf) -> str:
     if b:
         text += f"; least exploitable built-in {b['field']}: {b['br_gain']:.{k}f}"
     for f in m.get("finer") or ():  # the same comparison by a finer BR (experiments/bench_finer.py)
-        text += (f"; {f['abstraction']} BR: {f['gain']:.5f} [{f['ci_low']:+.5f}, {f['ci_high']:+.5f}], "
+        text += (f"; {f['abstraction']} BR ({f['deals']:,} fitting deals): {f['gain']:.5f} "
+                 f"[{f['ci_low']:+.5f}, {f['ci_high']:+.5f}], "
                  f"the built-in's {f['builtin_gain']:.5f} [{f['builtin_ci_low']:+.5f}, {f['builtin_ci_high']:+.5f}]")
     beaten = m.get("beaten_by")
     if beaten:

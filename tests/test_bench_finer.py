@@ -68,4 +68,5 @@ def test_annotate_writes_the_finer_figures_that_pvsim_strategies_prints(tmp_path
     assert [(f["abstraction"], f["gain"], f["builtin"], f["builtin_gain"]) for f in finer] == [
         ("medium", 0.00009, "b", 0.00036)]
     assert after.meta["exploitability"]["gain"] == before.meta["exploitability"]["gain"]
-    assert "medium BR: 0.00009 [+0.00004, +0.00014], the built-in's 0.00036" in exploitability(after)
+    text = exploitability(after)
+    assert "medium BR (4,194,304 fitting deals): 0.00009 [+0.00004, +0.00014], the built-in's 0.00036" in text

@@ -240,5 +240,6 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
     return found[name]
 
 
-__all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed", "NO_START", "GAMES",
+__all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed",
+           "NO_START", "GAMES",
            "NAMES", "observation_rows"]
