@@ -85,6 +85,13 @@ def measure(game: str, P: int, field: str, abstraction: str, deals: int, eval_de
                     f"--deals {r.deals} --eval-deals {s.eval_deals} --passes 1 --rollout 0 --seed {seed}")}
 
 
+def _keep(slot: dict, kind: str, r: dict) -> None:
+    """Put row ``r`` in ``slot[kind]``; of several built-ins keep the least exploitable (the lowest gain
+    under this BR): the target is judged against it."""
+    if kind != "builtin" or kind not in slot or r["gain"] < slot[kind]["gain"]:
+        slot[kind] = r
+
+
 def _cell(x) -> str:
     return "-" if x is None else f"{x['gain']:+.5f} [{x['ci_low']:+.5f}, {x['ci_high']:+.5f}]"
 
@@ -98,7 +105,7 @@ def render(rows: list[dict]) -> str:
             by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {}).setdefault(
                 "candidates", []).append(r)
         else:
-            by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {})[kind] = r
+            _keep(by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {}), kind, r)
     lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
              "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
     for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
@@ -136,7 +143,7 @@ def annotate(rows: list[dict], tables=None) -> list[str]:
                 kind = ("solved" if r["field"] == "solved" else None if r["field"].startswith("table:")
                         else "builtin")
                 if kind:
-                    pairs.setdefault((r["abstraction"], r["deals"]), {})[kind] = r
+                    _keep(pairs.setdefault((r["abstraction"], r["deals"]), {}), kind, r)
         finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": p["solved"]["seed"],
                   "gain": p["solved"]["gain"], "ci_low": p["solved"]["ci_low"], "ci_high": p["solved"]["ci_high"],
                   "builtin": p["builtin"]["field"], "builtin_gain": p["builtin"]["gain"],
@@ -165,6 +172,9 @@ def main(argv=None) -> int:
     ap.add_argument("--executor", default="processes")
     ap.add_argument("--candidate", action="append", default=[], metavar="GAME:P=FILE",
                     help="also measure this table (a candidate for shipping) beside the shipped one")
+    ap.add_argument("--builtin", action="append", default=[], metavar="GAME:P=FIELD",
+                    help="also measure this built-in field; the least exploitable built-in under each BR is the "
+                         "one the table is judged against")
     ap.add_argument("--no-solved", action="store_true", help="skip the shipped table (only candidates)")
     ap.add_argument("--out", default=str(OUT / "finer.json"))
     ap.add_argument("--annotate", action="store_true",
@@ -186,7 +196,9 @@ def main(argv=None) -> int:
         for a in args.abstractions:
             fields = [] if args.no_solved else ["solved"]
             fields += [f"table:{c.partition('=')[2]}" for c in args.candidate if c.partition("=")[0] == spec]
-            for field in fields + [_best_builtin(game, P)]:
+            builtins = [_best_builtin(game, P)] + [b.partition("=")[2] for b in args.builtin
+                                                   if b.partition("=")[0] == spec]
+            for field in fields + builtins:
                 k = _key(game, P, field, a, deals, eval_deals, args.seed)
                 if k in done:
                     continue

@@ -70,3 +70,11 @@ def test_annotate_writes_the_finer_figures_that_pvsim_strategies_prints(tmp_path
     assert after.meta["exploitability"]["gain"] == before.meta["exploitability"]["gain"]
     text = exploitability(after)
     assert "medium BR (4,194,304 fitting deals): 0.00009 [+0.00004, +0.00014], the built-in's 0.00036" in text
+
+
+def test_the_least_exploitable_built_in_under_each_br_is_the_reference():
+    rows = [_row("solved", 0.0002, 0.0001, 0.0003), _row("b", 0.0019, 0.0017, 0.0021),
+            _row("c", 0.0008, 0.0006, 0.0010)]
+    md = bf.render(rows)
+    assert "| c |" in md and "| b |" not in md
+    assert _verdicts(md) == {"estonian 6": "no"}  # 0.0003 > 0.0008 / 4
