@@ -85,11 +85,20 @@ def measure(game: str, P: int, field: str, abstraction: str, deals: int, eval_de
                     f"--deals {r.deals} --eval-deals {s.eval_deals} --passes 1 --rollout 0 --seed {seed}")}
 
 
-def _keep(slot: dict, kind: str, r: dict) -> None:
-    """Put row ``r`` in ``slot[kind]``; of several built-ins keep the least exploitable (the lowest gain
-    under this BR): the target is judged against it."""
-    if kind != "builtin" or kind not in slot or r["gain"] < slot[kind]["gain"]:
-        slot[kind] = r
+def _grouped(rows: list[dict]) -> dict:
+    """The rows by (game, players, granularity, fitting deals): ``solved`` (the shipped table), ``builtin``
+    (of several, the least exploitable under this BR: the target is judged against it) and
+    ``candidates`` (table files measured beside them)."""
+    by = {}
+    for r in rows:
+        slot = by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {})
+        if r["field"] == "solved":
+            slot["solved"] = r
+        elif r["field"].startswith("table:"):
+            slot.setdefault("candidates", []).append(r)
+        elif "builtin" not in slot or r["gain"] < slot["builtin"]["gain"]:
+            slot["builtin"] = r
+    return by
 
 
 def _cell(x) -> str:
@@ -98,14 +107,7 @@ def _cell(x) -> str:
 
 def render(rows: list[dict]) -> str:
     """One line per game and granularity: the solved table's BR gain, the built-in's, and the quarter test."""
-    by = {}
-    for r in rows:
-        kind = "solved" if r["field"] == "solved" else "candidate" if r["field"].startswith("table:") else "builtin"
-        if kind == "candidate":
-            by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {}).setdefault(
-                "candidates", []).append(r)
-        else:
-            _keep(by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {}), kind, r)
+    by = _grouped(rows)
     lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
              "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
     for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
@@ -133,30 +135,22 @@ def annotate(rows: list[dict], tables=None) -> list[str]:
     metadata (``exploitability.finer``), which ``pvsim strategies GAME`` prints; the arrays are unchanged.
     Returns the files rewritten."""
     from strategies.solved import shipped_tables
-    from strategies.table import save_table
 
+    by = _grouped(rows)
     done = []
     for tf in shipped_tables() if tables is None else tables:
-        pairs = {}
-        for r in rows:
-            if (r["game"], r["players"]) == (tf.game, tf.n_players):
-                kind = ("solved" if r["field"] == "solved" else None if r["field"].startswith("table:")
-                        else "builtin")
-                if kind:
-                    _keep(pairs.setdefault((r["abstraction"], r["deals"]), {}), kind, r)
+        pairs = [((a, n), p) for (g, P, a, n), p in by.items() if (g, P) == (tf.game, tf.n_players)]
         finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": p["solved"]["seed"],
                   "gain": p["solved"]["gain"], "ci_low": p["solved"]["ci_low"], "ci_high": p["solved"]["ci_high"],
                   "builtin": p["builtin"]["field"], "builtin_gain": p["builtin"]["gain"],
                   "builtin_ci_low": p["builtin"]["ci_low"], "builtin_ci_high": p["builtin"]["ci_high"]}
-                 for (a, n), p in sorted(pairs.items(), key=lambda kv: (ORDER.get(kv[0][0], 9), kv[0][1]))
+                 for (a, n), p in sorted(pairs, key=lambda kv: (ORDER.get(kv[0][0], 9), kv[0][1]))
                  if "solved" in p and "builtin" in p]
         if not finer:
             continue
-        meta = dict(tf.meta)
+        meta = tf.meta
         meta["exploitability"] = dict(meta.get("exploitability") or {}, finer=finer)
-        save_table(tf.path, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
-                   tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
-                   meta=meta, starts=tf.starts)
+        tf.save(tf.path, meta=meta)
         done.append(str(tf.path))
     return done
 

@@ -143,7 +143,7 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
     """Copy the table into the package data with its measurement in the metadata: the BR gain, the
     least exploitable built-in measured the same way, and the built-in deviations that beat the table
     (their 95% interval above zero)."""
-    from strategies.table import load_table, save_table
+    from strategies.table import load_table
 
     from simcore.variants import get_variant
 
@@ -163,10 +163,7 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
         measured["beaten_by"] = [{k: d[k] for k in ("decision", "policy", "gain", "ci_low", "ci_high")}
                                  for d in deviations if d["ci_low"] > 0]
         measured["deviations_checked"] = len(deviations)
-    meta = dict(tf.meta, exploitability=measured)
-    save_table(dest, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
-               tables={d: tf.arrays[d] for d in tf.decisions}, fallback=tf.header.get("fallback") or None,
-               meta=meta, starts=tf.starts)
+    tf.save(dest, meta=dict(tf.meta, exploitability=measured))
     return str(dest.relative_to(SHIP_DIR.parents[1]))
 
 

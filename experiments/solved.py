@@ -849,7 +849,6 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     first one's table, ``refine.solve.init_table``) re-solves both stages, the second from the
     first's new table (``<game>_<P>_stage1.npz`` beside it)."""
     from simcore.solve import solve
-    from strategies.table import load_table
 
     game, P = entry["game"], entry["players"]
     bench = Path(bench) if bench else ROOT / "results" / "solve" / f"bench_{game}_{P}.json"

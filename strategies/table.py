@@ -222,6 +222,14 @@ class TableFile:
                              f"this pvsim's ({diff})")
         return a
 
+    def save(self, path, meta: dict | None = None) -> None:
+        """Write this table to ``path`` (the same arrays, start shares and fallback), with ``meta`` in
+        place of its own metadata when given."""
+        save_table(path, game=self.game, options=self.options, n_players=self.n_players,
+                   abstraction=self.abstraction, tables={d: self.arrays[d] for d in self.decisions},
+                   fallback=self.header.get("fallback") or None, meta=self.meta if meta is None else meta,
+                   starts=self.starts)
+
     def strategy(self, variant, decision: str, n_players: int | None = None, fallback=None):
         """The policy playing this file's ``decision`` in ``variant``.
 

@@ -208,17 +208,18 @@ def _spec(name: str) -> dict:
     return spec
 
 
-def granularity(name: str, decision: str) -> str:
-    """The granularity ``name`` gives ``decision``: ``name`` itself ("coarse"), or that decision's
-    entry of a per-decision spec ("exchange1=fine,exchange2=coarse"; every decision named once)."""
-    name = str(name)
-    if "=" not in name:
-        return name
-    spec = _spec(name)
+def _pick(name: str, spec: dict, decision: str) -> str:
     if decision not in spec:
         raise ValueError(f"abstraction {name!r} gives no granularity for {decision!r}: name every decision "
                          f"(DECISION=GRANULARITY, comma-separated)")
     return spec[decision]
+
+
+def granularity(name: str, decision: str) -> str:
+    """The granularity ``name`` gives ``decision``: ``name`` itself ("coarse"), or that decision's
+    entry of a per-decision spec ("exchange1=fine,exchange2=coarse"; every decision named once)."""
+    name = str(name)
+    return _pick(name, _spec(name), decision) if "=" in name else name
 
 
 def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") -> Abstraction:
@@ -228,12 +229,12 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
     if "=" in str(name):
         from ..variants import get_variant
 
-        v = get_variant(variant)
-        unknown = sorted(set(_spec(str(name))) - {d.name for d in v.decisions})
+        v, spec = get_variant(variant), _spec(str(name))
+        unknown = sorted(set(spec) - {d.name for d in v.decisions})
         if unknown:
             raise ValueError(f"abstraction {name!r} names {', '.join(map(repr, unknown))}, not a decision of "
                              f"{v.name} (its decisions: {', '.join(d.name for d in v.decisions)})")
-        name = granularity(name, decision)
+        name = _pick(str(name), spec, decision)
     found = abstractions(variant, decision, n_players)
     if name not in found:
         raise ValueError(f"unknown abstraction {name!r} for {decision}; choose from {', '.join(found)}")
