@@ -143,7 +143,7 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
     """Copy the table into the package data with its measurement in the metadata: the BR gain, the
     least exploitable built-in measured the same way, and the built-in deviations that beat the table
     (their 95% interval above zero)."""
-    from strategies.table import load_table
+    from strategies.table import load_table, save_bundled
 
     from simcore.variants import get_variant
 
@@ -163,7 +163,8 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
         measured["beaten_by"] = [{k: d[k] for k in ("decision", "policy", "gain", "ci_low", "ci_high")}
                                  for d in deviations if d["ci_low"] > 0]
         measured["deviations_checked"] = len(deviations)
-    tf.save(dest, meta=dict(tf.meta, exploitability=measured))
+    # a refined table's start (the table it was solved from) travels with it: see save_bundled
+    save_bundled(tf, dest, meta=dict(tf.meta, exploitability=measured))
     return str(dest.relative_to(SHIP_DIR.parents[1]))
 
 

@@ -17,7 +17,9 @@ Its JSON header names the game, the rule options, the player count, the
 decisions, the abstraction (name, bucket count, version per decision), the
 format version, the policy that plays where the table has no entry (its
 ``fallback``; the game's default policy when none is named), and free-form
-``meta`` (who made it, seeds, gains).
+``meta`` (who made it, seeds, gains). A fallback ``table:FILE`` with a
+relative path is read beside the file naming it when it is there (as
+:func:`save_bundled` writes it), else from the working directory.
 
 In a policy spec, ``table:FILE`` plays the file: ``--hero table:br.npz`` for
 every decision the file holds (the others keep their defaults), or
@@ -222,13 +224,19 @@ class TableFile:
                              f"this pvsim's ({diff})")
         return a
 
-    def save(self, path, meta: dict | None = None) -> None:
+    def save(self, path, meta: dict | None = None, fallback: dict | None = None) -> None:
         """Write this table to ``path`` (the same arrays, start shares and fallback), with ``meta`` in
-        place of its own metadata when given."""
+        place of its own metadata, and ``fallback`` ({decision: spec}) in place of its fallback, when
+        given."""
         save_table(path, game=self.game, options=self.options, n_players=self.n_players,
                    abstraction=self.abstraction, tables={d: self.arrays[d] for d in self.decisions},
-                   fallback=self.header.get("fallback") or None, meta=self.meta if meta is None else meta,
-                   starts=self.starts)
+                   fallback=(self.header.get("fallback") or None) if fallback is None else fallback,
+                   meta=self.meta if meta is None else meta, starts=self.starts)
+
+    def fallback_spec(self, decision: str) -> str | None:
+        """The file's fallback for ``decision``, a ``table:`` path anchored (:func:`anchored`)."""
+        spec = (self.header.get("fallback") or {}).get(decision)
+        return None if spec is None else anchored(spec, os.path.dirname(os.path.abspath(self.path)))
 
     def strategy(self, variant, decision: str, n_players: int | None = None, fallback=None):
         """The policy playing this file's ``decision`` in ``variant``.
@@ -241,6 +249,57 @@ class TableFile:
         if n_players is not None:
             self.abstraction_for(variant, decision, n_players)
         return TablePolicy(self, variant, decision, fallback)
+
+
+def anchored(spec: str, base: str) -> str:
+    """``spec`` with a relative ``table:FILE`` read from ``base`` (the directory of the file naming it)
+    when the file is there; any other spec, or a file not there, unchanged (the working directory)."""
+    if not spec.startswith("table:"):
+        return spec
+    path = spec[len("table:"):]
+    if os.path.isabs(path):
+        return spec
+    beside = os.path.join(base, path)
+    return f"table:{beside}" if os.path.exists(beside) else spec
+
+
+def save_bundled(tf: "TableFile", path, meta: dict | None = None) -> list[str]:
+    """Write ``tf`` to ``path`` with every table its fallback plays copied beside it, in ``starts/``
+    next to ``path`` (and theirs, recursively), each fallback naming its copy by a path relative to
+    the file that names it. The file then plays the same from any working directory, or once
+    installed: a table refined from another (``pvsim solve --init table:FILE``) plays that file in
+    every row it left to its start. Returns the files written, ``path`` first."""
+    path = os.fspath(path)
+    root = os.path.dirname(os.path.abspath(path))
+    starts = os.path.join(root, "starts")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    written, copies = [path], {}
+
+    def rewired(t: TableFile, where: str) -> dict | None:
+        fb = dict(t.header.get("fallback") or {})
+        for d in list(fb):
+            spec = t.fallback_spec(d)
+            if not spec.startswith("table:"):
+                continue
+            src = os.path.abspath(spec[len("table:"):])
+            if src not in copies:
+                inner = load_table(src)
+                dest = copies[src] = os.path.join(starts, f"{stem}.start{len(copies) + 1}.npz")
+                os.makedirs(starts, exist_ok=True)
+                inner_fb = rewired(inner, starts)
+                inner.save(dest, fallback=inner_fb)
+                written.append(dest)
+            fb[d] = "table:" + os.path.relpath(copies[src], where)
+        return fb or None
+
+    fb = rewired(tf, root)
+    tf.save(path, meta=meta, fallback=fb)
+    if os.path.isdir(starts):  # copies an earlier bundle of this name left and this one does not use
+        for f in os.listdir(starts):
+            old = os.path.join(starts, f)
+            if f.startswith(f"{stem}.start") and f.endswith(".npz") and old not in copies.values():
+                os.remove(old)
+    return written
 
 
 def load_table(path) -> TableFile:
@@ -317,7 +376,7 @@ class TablePolicy:
         self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0
         self._abstractions = {}
         if fallback is None:
-            spec = tf.header.get("fallback", {}).get(decision) or default_policy(variant.name, decision)
+            spec = tf.fallback_spec(decision) or default_policy(variant.name, decision)
             fallback = resolve(variant, decision, spec)[1]
             self.fallback_spec = spec
         else:

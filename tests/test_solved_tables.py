@@ -92,3 +92,21 @@ def test_pvsim_strategies_lists_every_shipped_table_with_its_exploitability(caps
             if g == game:
                 line = next(ln for ln in out.splitlines() if ln.strip().startswith(f"{P} players"))
                 assert "best-response gain" in line and "least exploitable built-in" in line, line
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_solved_plays_from_any_working_directory(name, tmp_path, monkeypatch):
+    """A shipped table refined from another plays that one where it left rows to its start: the start
+    ships with it (solved_tables/starts/), found beside the table, not in the working directory."""
+    from simcore import simulate
+
+    tf = _table(name)
+    spec = "solved" if (tf.game, tf.n_players) in [(g, P) for g, P in SHIPPED.values()] else f"table:{tf.path}"
+    here = simulate(tf.game, tf.n_players, 600, field=spec, seed=9, progress=False, block_size=256)
+    monkeypatch.chdir(tmp_path)
+    there = simulate(tf.game, tf.n_players, 600, field=spec, seed=9, progress=False, block_size=256)
+    assert here.table().equals(there.table())
+    for d in tf.decisions:
+        fb = tf.header.get("fallback", {}).get(d, "")
+        if fb.startswith("table:"):  # relative, and beside the table
+            assert not os.path.isabs(fb[6:]) and os.path.exists(os.path.join(TABLES_DIR, fb[6:])), fb

@@ -314,3 +314,63 @@ def test_a_table_can_play_sviten_best_policies_exactly(tmp):
 def test_a_table_can_play_slovak_thoughtful_exactly(tmp):
     """Slovak's coarse and medium move thoughtful's action to canonical action 0."""
     _zeros_table_plays(tmp, "slovak", 6, ("coarse", "medium"), "thoughtful", 8, field="lower")
+
+
+def _refined(tmp):
+    """A table whose fallback is another table (as ``solve --init table:FILE`` writes one): a pure
+    coarse start (canonical action 2 in every other bucket, the rest to ``highest``) and a mixed
+    table over the fine buckets holding half its rows, the others left to the start."""
+    start = tmp / "work" / "start.npz"
+    start.parent.mkdir()
+    a = get_abstraction("estonian", "pass", 6, "coarse")
+    t = np.full(a.n_buckets, 2, np.int64)
+    t[::2] = -1
+    save_table(start, game="estonian", options={}, n_players=6, abstraction="coarse", tables={"pass": t},
+               fallback="pass=highest")
+    f = get_abstraction("estonian", "pass", 6, "fine")
+    probs = np.zeros((f.n_buckets, 3))
+    probs[::2, 1] = 1.0
+    save_table(tmp / "work" / "refined.npz", game="estonian", options={}, n_players=6, abstraction="fine",
+               tables={"pass": probs}, fallback=f"pass=table:{start}")
+    return tmp / "work" / "refined.npz", start
+
+
+def test_a_bundled_table_plays_the_same_from_anywhere_without_its_start(tmp, monkeypatch):
+    """save_bundled copies the table a fallback names beside the file (``starts/``) and names it by a
+    relative path, read beside the file: the copy plays deal for deal as the original did, from another
+    working directory, after the original start is gone (what ``solved`` needs once installed)."""
+    from strategies.table import save_bundled
+
+    refined, start = _refined(tmp)
+    want = simulate("estonian", 6, 2000, field=f"table:{refined}", seed=4, **SMALL)
+    dest = tmp / "ship" / "estonian-6p.npz"
+    dest.parent.mkdir()
+    written = save_bundled(load_table(refined), dest, meta={"made_by": "test"})
+    assert written == [str(dest), str(tmp / "ship" / "starts" / "estonian-6p.start1.npz")]
+    tf = load_table(dest)
+    assert tf.header["fallback"] == {"pass": "table:starts/estonian-6p.start1.npz"} and tf.meta == {"made_by": "test"}
+    assert load_table(written[1]).header["fallback"] == {"pass": "highest"}
+    start.unlink()
+    refined.unlink()
+    monkeypatch.chdir(tmp)
+    got = simulate("estonian", 6, 2000, field=f"table:{dest}", seed=4, **SMALL)
+    assert _numbers(got).equals(_numbers(want))
+    # bundling again in place keeps it working and leaves no stale copy of an earlier, deeper chain
+    (tmp / "ship" / "starts" / "estonian-6p.start9.npz").write_bytes(b"stale")
+    assert save_bundled(load_table(dest), dest) == written
+    assert sorted(os.listdir(tmp / "ship" / "starts")) == ["estonian-6p.start1.npz"]
+    assert _numbers(simulate("estonian", 6, 2000, field=f"table:{dest}", seed=4, **SMALL)).equals(_numbers(want))
+
+
+def test_a_bundled_table_plays_on_worker_processes(tmp, monkeypatch):
+    from strategies.table import save_bundled
+
+    refined, _ = _refined(tmp)
+    dest = tmp / "ship" / "t.npz"
+    dest.parent.mkdir()
+    save_bundled(load_table(refined), dest)
+    monkeypatch.chdir(tmp / "ship" / "starts")  # a working directory where the relative name means nothing
+    one = simulate("estonian", 6, 3 * 512 + 7, field=f"table:{dest}", seed=5, workers=1, executor="threads", **SMALL)
+    other = simulate("estonian", 6, 3 * 512 + 7, field=f"table:{dest}", seed=5, workers=2, executor="processes",
+                     **SMALL)
+    assert one.table().equals(other.table())
