@@ -845,9 +845,9 @@ def top_situations(df, k=3):
 def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None, bench=None) -> dict:
     """Re-solve the game with the settings of ``results/solve/bench_<game>_<P>.json`` (or ``bench``;
     those of ``settings`` replaced) and compare the table with the shipped one (every decision's
-    probabilities). A record with ``refine`` (a second solve over finer buckets started from the
-    first one's table, ``refine.solve.init_table``) re-solves both stages, the second from the
-    first's new table (``<game>_<P>_stage1.npz`` beside it)."""
+    probabilities). A record with ``refine`` (a later solve over finer buckets started from the
+    previous stage's table, ``refine.solve.init_table``; or a list of them, in order) re-solves
+    every stage, each from the previous one's new table (``<game>_<P>_stage<k>.npz`` beside it)."""
     from simcore.solve import solve
 
     game, P = entry["game"], entry["players"]
@@ -865,17 +865,25 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
                      validate=bool(s.get("validate")), method=s.get("method") or "fp",
                      measure_every=s.get("measure_every"), executor=executor, workers=workers, out=out)
 
-    refine = record.get("refine")  # a second solve over finer buckets, started from the first one's table
-    r = run(s, f"{stem}{'_stage1' if refine else ''}.npz", s["init"])
-    if refine:
-        first = refine["solve"]["init_table"]  # the first stage's table as the second's init names it
-        init = refine["solve"]["init"].replace(f"table:{first}", f"table:{_rel(f'{stem}_stage1.npz')}")
-        r = run(refine["solve"], f"{stem}.npz", init)
-        s = dict(refine["solve"], stage1={k: record["solve"][k] for k in ("iterations", "abstraction", "method")})
+    later = record.get("refine") or []  # later solves over finer buckets, each from the previous table
+    later = [later] if isinstance(later, dict) else list(later)
+
+    def out(k):
+        return f"{stem}.npz" if k == 1 + len(later) else f"{stem}_stage{k}.npz"
+
+    r = run(s, out(1), s["init"])
+    for k, stage in enumerate(later, start=2):
+        prev = stage["solve"]["init_table"]  # the previous stage's table as this one's init names it
+        r = run(stage["solve"], out(k), stage["solve"]["init"].replace(f"table:{prev}", f"table:{_rel(out(k - 1))}"))
+    if later:
+        summary = [{k: x[k] for k in ("iterations", "abstraction", "method")}
+                   for x in [record["solve"]] + [st["solve"] for st in later[:-1]]]
+        s = dict(later[-1]["solve"], stage1=summary[0], **({"earlier_stages": summary} if len(later) > 1 else {}))
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
-                                                                       "seed", "init", "confidence", "stage1")
+                                                                       "seed", "init", "confidence", "stage1",
+                                                                       "earlier_stages")
                                                      if k in s},
             "validate": bool(s.get("validate")), "method": s.get("method") or "fp",
             "from": os.path.relpath(bench, ROOT), "table": _rel(f"{stem}.npz"),

@@ -39,3 +39,39 @@ def test_two_stages_are_re_solved_in_order(tmp_path):
     for d in two.decisions:  # the same seeds and settings: the same table
         assert np.array_equal(two.arrays[d], again.arrays[d])
     assert all(r["identical_to_shipped"].values())
+
+
+def test_three_stages_are_re_solved_each_from_the_previous_new_table(tmp_path):
+    from simcore.solve import solve
+    from strategies.table import load_table
+
+    kw = dict(passes=1, executor="threads", workers=1, deals_per_iteration=2048, eval_deals=2048, iterations=1)
+    made = tmp_path / "made"
+    made.mkdir()
+    stages = [("coarse", "thoughtful", 4), ("exchange1=medium,exchange2=coarse", None, 5),
+              ("exchange1=medium,exchange2=fine", None, 6)]
+    record, prev = {}, None
+    for k, (abstraction, init, seed) in enumerate(stages, start=1):
+        init = init or f"exchange1=table:{prev},exchange2=table:{prev}"
+        path = str(made / f"s{k}.npz")
+        solve("slovak", 6, abstraction=abstraction, seed=seed, init=init, confidence=0.95, out=path, **kw)
+        s = dict(iterations=1, deals_per_iteration=2048, eval_deals=2048, seed=seed, confidence=0.95, method="fp",
+                 validate=False, measure_every=None, abstraction=abstraction, init=init)
+        if prev is None:
+            record["solve"] = s
+        else:
+            record.setdefault("refine", []).append({"solve": dict(s, init_table=prev)})
+        prev = path
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(record))
+    r = solved.resolve(solved.table_entry("slovak", prev), tmp_path / "again", workers=1, executor="threads",
+                       bench=bench)
+    again = load_table(str(tmp_path / "again" / "slovak_6.npz"))
+    assert again.abstraction == "exchange1=medium,exchange2=fine"
+    assert str(tmp_path / "again" / "slovak_6_stage2.npz") in again.meta["init"]  # from the new second stage
+    assert load_table(str(tmp_path / "again" / "slovak_6_stage2.npz")).meta["init"].count("slovak_6_stage1.npz") == 2
+    assert [x["abstraction"] for x in r["settings"]["earlier_stages"]] == [a for a, _, _ in stages[:2]]
+    last = load_table(prev)
+    for d in last.decisions:
+        assert np.array_equal(last.arrays[d], again.arrays[d])
+    assert all(r["identical_to_shipped"].values())
