@@ -935,9 +935,29 @@ def recheck_resolved(res: Path) -> list[dict]:
         r = {k: v for k, v in r.items() if k not in ("identical_to_shipped", "max_abs_difference", "rows",
                                                      "same_play")}
         table = res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz"
-        out.append({**r, **compare_tables(entries[(r["game"], r["players"])], str(table))})
+        entry, which = _same_stage(entries[(r["game"], r["players"])], str(table))
+        out.append({**r, "compared_with": which, **compare_tables(entry, str(table))})
     path.write_text(json.dumps(out, indent=2) + "\n")
     return out
+
+
+def _same_stage(entry: dict, path: str) -> tuple[dict, str]:
+    """The shipped table, or the stage of it (a table it was refined from, bundled in ``starts/``) made
+    over the same buckets as the table file at ``path``, and which one it is in words: a re-solve of
+    only the first stage is compared with the first stage."""
+    from strategies.table import load_table
+
+    made = load_table(path).abstraction
+    tf, back = load_table(entry["path"]), 0
+    while tf.abstraction != made:
+        specs = {tf.fallback_spec(d) for d in tf.decisions} - {None}
+        if len(specs) != 1 or not next(iter(specs)).startswith("table:"):
+            return entry, "shipped"  # no earlier stage over these buckets: compared with the shipped table
+        tf, back = load_table(next(iter(specs))[len("table:"):]), back + 1
+    if back == 0:
+        return entry, "shipped"
+    return (table_entry(entry["game"], tf.path),
+            f"the stage {back} before the shipped table ({_rel(tf.path)}, {tf.abstraction} buckets)")
 
 
 def summary(res: Path) -> str:
@@ -999,10 +1019,12 @@ def summary(res: Path) -> str:
         for r in json.loads(rpath.read_text()):
             same = all(r["identical_to_shipped"].values())
             rows = r["rows"]
+            against = r.get("compared_with", "shipped")
             if same:
-                what = "identical to the shipped one"
+                what = ("identical to the shipped one" if against == "shipped" else f"identical to {against}, "
+                        "the table the shipped one was refined from")
             else:
-                what = ("not byte-identical to the shipped one: " + "; ".join(
+                what = (f"not byte-identical to {'the shipped one' if against == 'shipped' else against}: " + "; ".join(
                     f"{d}: {x['rows_in_both']} rows in both, " + ("equal" if x["equal_in_both"] else "NOT equal")
                     + f", {x['rows_in_one_only']} in one only"
                     + (" (all the pure first action, the start's)" if x["one_only_pure_first"] else "")
@@ -1011,7 +1033,8 @@ def summary(res: Path) -> str:
             lines.append(f"- {r['game']} {r['players']}p ({r['settings']['iterations']} iterations x "
                          f"{r['settings']['deals_per_iteration']:,} deals, seed {r['settings']['seed']}): "
                          f"{r['wall_s']:.0f} s wall on a shared machine; the table is {what}. Seat 0 on it in "
-                         f"a field of the shipped table, {sp['deals']:,} paired deals: "
+                         f"a field of {'the shipped table' if against == 'shipped' else 'that table'}, "
+                         f"{sp['deals']:,} paired deals: "
                          + ("the same play on every deal (difference 0, spread 0)." if sp["same"] else
                             f"difference {sp['diff']:+.6f} +- {1.96 * sp['stderr']:.6f}."))
         lines.append("")

@@ -75,3 +75,15 @@ def test_three_stages_are_re_solved_each_from_the_previous_new_table(tmp_path):
     for d in last.decisions:
         assert np.array_equal(last.arrays[d], again.arrays[d])
     assert all(r["identical_to_shipped"].values())
+
+
+def test_a_re_solved_first_stage_is_compared_with_the_shipped_tables_first_stage():
+    """The shipped Estonian table was refined from a coarse one (bundled in starts/): a re-solve of the
+    coarse stage alone is compared with that one, and a table over the shipped buckets with the shipped."""
+    from strategies.solved import TABLES_DIR
+
+    entry = next(e for e in solved.shipped() if e["game"] == "estonian")
+    start = f"{TABLES_DIR}/starts/estonian-6p.start1.npz"
+    got, which = solved._same_stage(entry, start)
+    assert got["path"].endswith("starts/estonian-6p.start1.npz") and which.startswith("the stage 1 before")
+    assert solved._same_stage(entry, entry["path"]) == (entry, "shipped")
