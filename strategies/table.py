@@ -227,11 +227,17 @@ class TableFile:
     def save(self, path, meta: dict | None = None, fallback: dict | None = None) -> None:
         """Write this table to ``path`` (the same arrays, start shares and fallback), with ``meta`` in
         place of its own metadata, and ``fallback`` ({decision: spec}) in place of its fallback, when
-        given."""
+        given. Written to another directory, a fallback table read beside this file is named by its
+        full path, so the copy plays the same."""
+        if fallback is None:
+            fallback = self.header.get("fallback") or None
+            here = os.path.dirname(os.path.abspath(self.path))
+            if fallback and os.path.dirname(os.path.abspath(os.fspath(path))) != here:
+                # elsewhere, a fallback file read beside this one is named by its full path
+                fallback = {d: self.fallback_spec(d) for d in fallback}
         save_table(path, game=self.game, options=self.options, n_players=self.n_players,
                    abstraction=self.abstraction, tables={d: self.arrays[d] for d in self.decisions},
-                   fallback=(self.header.get("fallback") or None) if fallback is None else fallback,
-                   meta=self.meta if meta is None else meta, starts=self.starts)
+                   fallback=fallback, meta=self.meta if meta is None else meta, starts=self.starts)
 
     def fallback_spec(self, decision: str) -> str | None:
         """The file's fallback for ``decision``, a ``table:`` path anchored (:func:`anchored`)."""

@@ -177,7 +177,8 @@ def test_compare_tables_tells_same_play_from_different(tmp_path):
     a[busy] = a[busy][:, ::-1]  # every row with an entry plays otherwise
     path = tmp_path / "other.npz"
     save_table(path, game=tf.game, options=tf.options, n_players=tf.n_players, abstraction=tf.abstraction,
-               tables=arrays, fallback=tf.header.get("fallback") or None, meta=tf.meta, starts=tf.starts)
+               tables=arrays, fallback={d: tf.fallback_spec(d) for d in tf.decisions}, meta=tf.meta,
+               starts=tf.starts)
     other = solved.compare_tables(e, str(path), n_deals=1 << 13)
     assert not other["identical_to_shipped"]["exchange2"] and other["identical_to_shipped"]["exchange1"]
     assert not other["rows"]["exchange2"]["equal_in_both"] and other["rows"]["exchange1"]["equal_in_both"]

@@ -374,3 +374,20 @@ def test_a_bundled_table_plays_on_worker_processes(tmp, monkeypatch):
     other = simulate("estonian", 6, 3 * 512 + 7, field=f"table:{dest}", seed=5, workers=2, executor="processes",
                      **SMALL)
     assert one.table().equals(other.table())
+
+
+def test_a_copy_elsewhere_names_the_start_by_its_full_path(tmp):
+    from strategies.table import save_bundled
+
+    refined, _ = _refined(tmp)
+    dest = tmp / "ship" / "t.npz"
+    dest.parent.mkdir()
+    save_bundled(load_table(refined), dest)
+    tf = load_table(dest)
+    tf.save(dest, meta={"x": 1})  # in place: still relative (the bundle moves as one)
+    assert load_table(dest).header["fallback"] == {"pass": "table:starts/t.start1.npz"}
+    tf.save(tmp / "copy.npz")
+    assert load_table(tmp / "copy.npz").header["fallback"] == {"pass": f"table:{tmp / 'ship' / 'starts' / 't.start1.npz'}"}
+    want = simulate("estonian", 6, 1000, field=f"table:{dest}", seed=4, **SMALL)
+    assert _numbers(simulate("estonian", 6, 1000, field=f"table:{tmp / 'copy.npz'}", seed=4, **SMALL)).equals(
+        _numbers(want))
