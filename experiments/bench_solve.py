@@ -37,7 +37,8 @@ import time
 from pathlib import Path
 
 Z95 = 1.959963984540054
-SHIP_DIR = Path(__file__).resolve().parent.parent / "strategies" / "solved_tables"
+ROOT = Path(__file__).resolve().parent.parent
+SHIP_DIR = ROOT / "strategies" / "solved_tables"
 
 
 def _parse(games):
@@ -139,10 +140,11 @@ def best_builtin(game, P) -> dict | None:
             "settings": d.get("settings"), "source": str(path.relative_to(path.parents[2]))}
 
 
-def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> str:
+def ship(game, P, table: str, measured: dict, deviations=None, builtin=None, record=None) -> str:
     """Copy the table into the package data with its measurement in the metadata: the BR gain, the
-    least exploitable built-in measured the same way, and the built-in deviations that beat the table
-    (their 95% interval above zero)."""
+    least exploitable built-in measured the same way, the built-in deviations that beat the table
+    (their 95% interval above zero), and ``record``, the bench JSON that holds how it was solved
+    (every stage: ``experiments.solved --full`` re-solves from it)."""
     from strategies.table import load_table, save_bundled
 
     from simcore.variants import get_variant
@@ -164,7 +166,7 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None) -> 
                                  for d in deviations if d["ci_low"] > 0]
         measured["deviations_checked"] = len(deviations)
     # a refined table's start (the table it was solved from) travels with it: see save_bundled
-    save_bundled(tf, dest, meta=dict(tf.meta, exploitability=measured))
+    save_bundled(tf, dest, meta=dict(tf.meta, exploitability=measured, **({"record": record} if record else {})))
     return str(dest.relative_to(SHIP_DIR.parents[1]))
 
 
@@ -201,6 +203,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dev-deals", type=int, default=1 << 18,
                     help="deals of each built-in deviation against a field of the table (0: skip)")
     ap.add_argument("--out", default="results/solve")
+    ap.add_argument("--record", default=None,
+                    help="with --ship: the bench JSON holding every stage of the solve, named in the table's "
+                         "metadata (default: this run's)")
     args = ap.parse_args(argv)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -237,7 +242,9 @@ def main(argv=None) -> int:
             if args.dev_deals:
                 report["deviations"] = deviations(game, P, table, args)
             if args.ship:
-                report["shipped"] = ship(game, P, table, m, report.get("deviations"), report.get("best_builtin"))
+                record = args.record or os.path.relpath((out_dir / f"bench_{game}_{P}.json").resolve(), ROOT)
+                report["shipped"] = ship(game, P, table, m, report.get("deviations"), report.get("best_builtin"),
+                                         record)
                 print(f"shipped as {report['shipped']}")
         report["loadavg_end"] = os.getloadavg()
         path = out_dir / f"bench_{game}_{P}.json"

@@ -842,8 +842,19 @@ def top_situations(df, k=3):
 # -- 3. --full: re-solve --------------------------------------------------------------------------
 
 
+def record_of(entry: dict) -> Path:
+    """The bench record a shipped table was solved with: the one its metadata names (``record``, as
+    ``bench_solve --ship`` writes it), else ``results/solve/bench_<game>_<P>.json``."""
+    from strategies.table import load_table
+
+    named = load_table(entry["path"]).meta.get("record")
+    if named and (ROOT / named).exists():
+        return ROOT / named
+    return ROOT / "results" / "solve" / f"bench_{entry['game']}_{entry['players']}.json"
+
+
 def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None, bench=None) -> dict:
-    """Re-solve the game with the settings of ``results/solve/bench_<game>_<P>.json`` (or ``bench``;
+    """Re-solve the game with the settings of its record (:func:`record_of`, or ``bench``;
     those of ``settings`` replaced) and compare the table with the shipped one (every decision's
     probabilities). A record with ``refine`` (a later solve over finer buckets started from the
     previous stage's table, ``refine.solve.init_table``; or a list of them, in order) re-solves
@@ -851,7 +862,7 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     from simcore.solve import solve
 
     game, P = entry["game"], entry["players"]
-    bench = Path(bench) if bench else ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
+    bench = Path(bench) if bench else record_of(entry)
     record = json.loads(bench.read_text())
     s = dict(record["solve"], **(settings or {}))
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -87,3 +87,31 @@ def test_a_re_solved_first_stage_is_compared_with_the_shipped_tables_first_stage
     got, which = solved._same_stage(entry, start)
     assert got["path"].endswith("starts/estonian-6p.start1.npz") and which.startswith("the stage 1 before")
     assert solved._same_stage(entry, entry["path"]) == (entry, "shipped")
+
+
+def test_ship_bundles_the_stages_and_names_the_record_that_re_solves_them(tmp_path, monkeypatch):
+    from experiments import bench_solve
+    from simcore import simulate
+    from simcore.solve import solve
+    from strategies.table import load_table
+
+    kw = dict(passes=1, executor="threads", workers=1, deals_per_iteration=2048, eval_deals=2048, iterations=1,
+              confidence=0.95)
+    one, two = str(tmp_path / "one.npz"), str(tmp_path / "two.npz")
+    solve("slovak", 6, abstraction="coarse", seed=4, init="thoughtful", out=one, **kw)
+    solve("slovak", 6, abstraction="exchange1=medium,exchange2=coarse", seed=5,
+          init=f"exchange1=table:{one},exchange2=table:{one}", out=two, **kw)
+    monkeypatch.setattr(bench_solve, "SHIP_DIR", tmp_path / "ship")
+    record = tmp_path / "bench.json"
+    dest = bench_solve.ship("slovak", 6, two, {"gain": 0.0}, record=str(record))
+    shipped = tmp_path / "ship" / "slovak-6p.npz"
+    tf = load_table(shipped)
+    assert dest.endswith("slovak-6p.npz") and tf.meta["record"] == str(record) and tf.meta["exploitability"] == {
+        "gain": 0.0}
+    assert tf.header["fallback"]["exchange1"] == "table:starts/slovak-6p.start1.npz"
+    want = simulate("slovak", 6, 600, field=f"table:{two}", seed=3, progress=False).table().drop(columns="strategy")
+    (tmp_path / "one.npz").unlink()  # the first stage travels with the shipped file
+    got = simulate("slovak", 6, 600, field=f"table:{shipped}", seed=3, progress=False).table().drop(columns="strategy")
+    assert got.equals(want)
+    record.write_text("{}")
+    assert solved.record_of({"game": "slovak", "players": 6, "path": str(shipped)}) == record
