@@ -130,6 +130,69 @@ def render(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def best_bounds(rows: list[dict]) -> list[dict]:
+    """Each policy's best lower bound: of the BRs measured (any granularity and budget), the one that
+    gains most on fresh deals. A finer BR at a fixed budget may find *less* than a coarser one (its
+    buckets are too thin to leave the field), so "the finest" is not always the strongest; the
+    largest gain is the tightest bound on the policy's exploitability that these runs give.
+
+    Per game and table (the shipped one, ``solved``, and each candidate): its largest gain, and the
+    least exploitable built-in by the same measure, among the built-ins measured with every BR
+    (granularity and budget) the table was measured with, so that neither has a BR the other
+    lacks. One dict per table: ``table`` and ``builtin`` (the rows chosen), ``verdict``."""
+    games = {}
+    for r in rows:
+        games.setdefault((r["game"], r["players"]), []).append(r)
+    out = []
+    for (g, P), rs in sorted(games.items(), key=lambda kv: GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
+                             if f"{kv[0][0]}:{kv[0][1]}" in GAMES else 99):
+        by_field = {}
+        for r in rs:
+            by_field.setdefault(r["field"], []).append(r)
+        tables = [f for f in by_field if f == "solved"] + sorted(f for f in by_field if f.startswith("table:"))
+        builtins = [f for f in by_field if f != "solved" and not f.startswith("table:")]
+        for t in tables:
+            brs = {(r["abstraction"], r["deals"]) for r in by_field[t]}
+            best_t = max(by_field[t], key=lambda r: r["gain"])
+            candidates = [max((r for r in by_field[b] if (r["abstraction"], r["deals"]) in brs),
+                              key=lambda r: r["gain"])
+                          for b in builtins if brs <= {(r["abstraction"], r["deals"]) for r in by_field[b]}]
+            best_b = min(candidates, key=lambda r: r["gain"]) if candidates else None
+            if best_b is None:
+                verdict = "-"
+            elif best_b["ci_low"] <= 0:
+                verdict = "not resolvable (no BR finds anything sure in the built-in)"
+            else:
+                verdict = "yes" if best_t["ci_high"] <= best_b["gain"] / 4 else "no"
+            out.append({"game": g, "players": P, "table": best_t, "builtin": best_b, "verdict": verdict,
+                        "brs": sorted(brs, key=lambda x: (ORDER.get(x[0], 9), x[1]))})
+    return out
+
+
+def _br(abstraction: str, deals: int) -> str:
+    """A BR in a few characters: its buckets and fitting deals a stage (``fine 16M``, ``coarse 64K``)."""
+    return f"{abstraction} {deals >> 20}M" if deals >= 1 << 20 else f"{abstraction} {deals >> 10}K"
+
+
+def render_bounds(rows: list[dict]) -> str:
+    """:func:`best_bounds` as a markdown table."""
+    lines = ["| game | BRs measured (buckets, fitting deals a stage) | table: largest BR gain [95%] (by) | "
+             "least exploitable built-in | its largest BR gain [95%] (by) | a quarter? |", "|---|---|---|---|---|---|"]
+    for b in best_bounds(rows):
+        t, bi = b["table"], b["builtin"]
+        name = "" if t["field"] == "solved" else f" ({t['field'][len('table:'):]})"
+        by_b = f" ({_br(bi['abstraction'], bi['deals'])})" if bi else ""
+        lines.append(f"| {b['game']} {b['players']}{name} | {', '.join(_br(a, n) for a, n in b['brs'])} | {_cell(t)} "
+                     f"({_br(t['abstraction'], t['deals'])}) | {bi['field'] if bi else '-'} | {_cell(bi)}{by_b} "
+                     f"| {b['verdict']} |")
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(rows: list[dict]) -> str:
+    return (render(rows) + "\nEach policy's best lower bound (the BR that gains most, of those above; a finer "
+            "BR at a fixed budget can find less than a coarser one):\n\n" + render_bounds(rows))
+
+
 def annotate(rows: list[dict], tables=None) -> list[str]:
     """Write each shipped table's finer measurements (its own and its best built-in's, same BR) into its
     metadata (``exploitability.finer``), which ``pvsim strategies GAME`` prints; the arrays are unchanged.
@@ -204,9 +267,9 @@ def main(argv=None) -> int:
                       f"({r['wall_s']:.0f} s)", flush=True)
                 rows = _merged(path, rows)  # another run may have added rows to the same file meanwhile
                 path.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
-                path.with_suffix(".md").write_text(render(rows))
-    path.with_suffix(".md").write_text(render(rows))
-    print(render(rows))
+                path.with_suffix(".md").write_text(_markdown(rows))
+    path.with_suffix(".md").write_text(_markdown(rows))
+    print(_markdown(rows))
     return 0
 
 

@@ -78,3 +78,28 @@ def test_the_least_exploitable_built_in_under_each_br_is_the_reference():
     md = bf.render(rows)
     assert "| c |" in md and "| b |" not in md
     assert _verdicts(md) == {"estonian 6": "no"}  # 0.0003 > 0.0008 / 4
+
+
+def test_best_bounds_take_each_policys_strongest_br():
+    # the coarse BR finds more in the built-in than the medium one (its buckets are visited more often);
+    # the table's strongest BR is the medium one: each is judged by its own largest gain
+    rows = [_row("solved", 0.00006, -0.00002, 0.00014, abstraction="coarse"),
+            _row("solved", 0.00023, 0.00011, 0.00035),
+            _row("b", 0.0020, 0.0017, 0.0022, abstraction="coarse"), _row("b", 0.00113, 0.00091, 0.00136)]
+    (b,) = bf.best_bounds(rows)
+    assert (b["table"]["abstraction"], b["builtin"]["abstraction"]) == ("medium", "coarse")
+    assert b["verdict"] == "yes"  # 0.00035 <= 0.0020 / 4, though 0.00035 > 0.00113 / 4 at medium alone
+    assert _verdicts(bf.render(rows)) == {"estonian 6": "no"}
+    assert "| estonian 6 | coarse 4M, medium 4M | +0.00023 [+0.00011, +0.00035] (medium 4M) |" in bf.render_bounds(rows)
+
+
+def test_best_bounds_skip_a_built_in_without_the_tables_brs():
+    # c was measured only at medium: its smaller figure there cannot stand against b's coarse one
+    rows = [_row("solved", 0.0001, 0.0000, 0.0002, abstraction="coarse"), _row("solved", 0.0001, 0.0000, 0.0002),
+            _row("b", 0.0020, 0.0017, 0.0022, abstraction="coarse"), _row("b", 0.0011, 0.0009, 0.0013),
+            _row("c", 0.0005, 0.0003, 0.0007), _row("table:x.npz", 0.0006, 0.0004, 0.0008)]
+    bounds = bf.best_bounds(rows)
+    assert [(b["table"]["field"], b["builtin"]["field"], b["verdict"]) for b in bounds] == [
+        ("solved", "b", "yes"), ("table:x.npz", "c", "no")]  # x has only the medium BR, where c counts
+    rows = [_row("solved", 0.0, -0.0001, 0.0001), _row("b", 0.00007, -0.00007, 0.00022)]
+    assert bf.best_bounds(rows)[0]["verdict"].startswith("not resolvable")
