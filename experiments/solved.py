@@ -1221,7 +1221,7 @@ def main(argv=None) -> int:
         old = json.loads(path.read_text()) if partial and path.exists() else []
         resolved = [r for r in old if (r["game"], r["players"]) not in entries]
         for (game, P), e in sorted(entries.items(), key=lambda x: _order(*x[0])):
-            bench = ROOT / "results" / "solve" / f"bench_{game}_{P}.json"
+            bench = record_of(e)
             if not bench.exists():
                 print(f"\nnot re-solving {game} {P}p: no recorded settings ({_rel(bench)})", flush=True)
                 continue
