@@ -105,25 +105,34 @@ def _cell(x) -> str:
     return "-" if x is None else f"{x['gain']:+.5f} [{x['ci_low']:+.5f}, {x['ci_high']:+.5f}]"
 
 
+def _game_order(game: str, P: int) -> int:
+    """Where a game's rows go in the tables: :data:`GAMES`' order, others last."""
+    spec = f"{game}:{P}"
+    return GAMES.index(spec) if spec in GAMES else 99
+
+
+def _verdict(table: dict | None, builtin: dict | None, unresolved: str) -> str:
+    """The quarter test: the table's upper 95% end at most a quarter of the built-in's gain; "not
+    resolvable (``unresolved``)" when the built-in's interval reaches zero."""
+    if table is None or builtin is None:
+        return "-"
+    if builtin["ci_low"] <= 0:
+        return f"not resolvable ({unresolved})"
+    return "yes" if table["ci_high"] <= builtin["gain"] / 4 else "no"
+
+
 def render(rows: list[dict]) -> str:
     """One line per game and granularity: the solved table's BR gain, the built-in's, and the quarter test."""
     by = _grouped(rows)
     lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
              "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
-    for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
-                                                                 if f"{kv[0][0]}:{kv[0][1]}" in GAMES else 99,
+    for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (_game_order(kv[0][0], kv[0][1]),
                                                                  ORDER.get(kv[0][2], 9), kv[0][3])):
         b = pair.get("builtin")
         for s in [pair.get("solved")] + pair.get("candidates", []):
             if s is None and pair.get("candidates"):
                 continue
-            if s and b:
-                if b["ci_low"] <= 0:
-                    verdict = "not resolvable (the BR finds nothing sure in the built-in)"
-                else:
-                    verdict = "yes" if s["ci_high"] <= b["gain"] / 4 else "no"
-            else:
-                verdict = "-"
+            verdict = _verdict(s, b, "the BR finds nothing sure in the built-in")
             name = "" if s is None or s["field"] == "solved" else f" ({s['field'][len('table:'):]})"
             lines.append(f"| {g} {P}{name} | {a} | {n:,} | {_cell(s)} | {b['field'] if b else '-'} | {_cell(b)} "
                          f"| {verdict} |")
@@ -144,8 +153,7 @@ def best_bounds(rows: list[dict]) -> list[dict]:
     for r in rows:
         games.setdefault((r["game"], r["players"]), []).append(r)
     out = []
-    for (g, P), rs in sorted(games.items(), key=lambda kv: GAMES.index(f"{kv[0][0]}:{kv[0][1]}")
-                             if f"{kv[0][0]}:{kv[0][1]}" in GAMES else 99):
+    for (g, P), rs in sorted(games.items(), key=lambda kv: _game_order(*kv[0])):
         by_field = {}
         for r in rs:
             by_field.setdefault(r["field"], []).append(r)
@@ -158,13 +166,8 @@ def best_bounds(rows: list[dict]) -> list[dict]:
                               key=lambda r: r["gain"])
                           for b in builtins if brs <= {(r["abstraction"], r["deals"]) for r in by_field[b]}]
             best_b = min(candidates, key=lambda r: r["gain"]) if candidates else None
-            if best_b is None:
-                verdict = "-"
-            elif best_b["ci_low"] <= 0:
-                verdict = "not resolvable (no BR finds anything sure in the built-in)"
-            else:
-                verdict = "yes" if best_t["ci_high"] <= best_b["gain"] / 4 else "no"
-            out.append({"game": g, "players": P, "table": best_t, "builtin": best_b, "verdict": verdict,
+            out.append({"game": g, "players": P, "table": best_t, "builtin": best_b,
+                        "verdict": _verdict(best_t, best_b, "no BR finds anything sure in the built-in"),
                         "brs": sorted(brs, key=lambda x: (ORDER.get(x[0], 9), x[1]))})
     return out
 

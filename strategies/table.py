@@ -279,7 +279,7 @@ def save_bundled(tf: "TableFile", path, meta: dict | None = None) -> list[str]:
     root = os.path.dirname(os.path.abspath(path))
     starts = os.path.join(root, "starts")
     stem = os.path.splitext(os.path.basename(path))[0]
-    written, copies = [path], {}
+    copies = {}  # the source of each start -> its copy
 
     def rewired(t: TableFile, where: str) -> dict | None:
         fb = dict(t.header.get("fallback") or {})
@@ -294,7 +294,6 @@ def save_bundled(tf: "TableFile", path, meta: dict | None = None) -> list[str]:
                 os.makedirs(starts, exist_ok=True)
                 inner_fb = rewired(inner, starts)
                 inner.save(dest, fallback=inner_fb)
-                written.append(dest)
             fb[d] = "table:" + os.path.relpath(copies[src], where)
         return fb or None
 
@@ -305,7 +304,7 @@ def save_bundled(tf: "TableFile", path, meta: dict | None = None) -> list[str]:
             old = os.path.join(starts, f)
             if f.startswith(f"{stem}.start") and f.endswith(".npz") and old not in copies.values():
                 os.remove(old)
-    return written
+    return [path, *copies.values()]
 
 
 def load_table(path) -> TableFile:
