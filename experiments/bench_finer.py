@@ -240,6 +240,9 @@ def main(argv=None) -> int:
     ap.add_argument("--annotate", action="store_true",
                     help="measure nothing: write the rows already in --out into each shipped table's metadata "
                          "(pvsim strategies shows them)")
+    ap.add_argument("--render", action="store_true",
+                    help="measure nothing: rewrite the markdown beside --out from its rows (after rows were "
+                         "relabelled by hand, say)")
     args = ap.parse_args(argv)
     path = Path(args.out)
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
@@ -247,6 +250,10 @@ def main(argv=None) -> int:
     if args.annotate:
         for f in annotate(rows):
             print(f"annotated {f}")
+        return 0
+    if args.render:
+        path.with_suffix(".md").write_text(_markdown(rows))
+        print(f"wrote {path.with_suffix('.md')} from {len(rows)} rows")
         return 0
     for spec in args.games:
         game, _, p = spec.partition(":")

@@ -103,3 +103,13 @@ def test_best_bounds_skip_a_built_in_without_the_tables_brs():
         ("solved", "b", "yes"), ("table:x.npz", "c", "no")]  # x has only the medium BR, where c counts
     rows = [_row("solved", 0.0, -0.0001, 0.0001), _row("b", 0.00007, -0.00007, 0.00022)]
     assert bf.best_bounds(rows)[0]["verdict"].startswith("not resolvable")
+
+
+def test_render_rewrites_the_markdown_without_measuring(tmp_path, monkeypatch):
+    path = tmp_path / "finer.json"
+    rows = [_row("solved", 0.00009, 0.00004, 0.00014), _row("b", 0.00036, 0.00027, 0.00044)]
+    path.write_text(json.dumps({"rows": rows}))
+    monkeypatch.setattr(bf, "measure", lambda *a, **k: (_ for _ in ()).throw(AssertionError("measured")))
+    assert bf.main(["--render", "--out", str(path)]) == 0
+    assert path.with_suffix(".md").read_text() == bf._markdown(rows)
+    assert json.loads(path.read_text())["rows"] == rows  # the rows are untouched
