@@ -55,7 +55,8 @@ from dataclasses import dataclass, field as dc_field
 
 import numpy as np
 
-from .abstraction import NO_START, draw_mixed
+from .abstraction import NO_START, ask_policy, draw_mixed, with_answers
+from .engine import is_pure
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
 from .engine.stats import Z95
@@ -91,6 +92,7 @@ class MixedTable:
     ``source`` lets worker processes rebuild the abstraction by name."""
 
     ships_by_value = True  # a BR falling back to it ships it with itself (simcore.exploit.BRPolicy)
+    shares_answers = True  # its buckets and its fallbacks ask a built-in once (abstraction.with_answers)
 
     def __init__(self, abstraction, probs: np.ndarray, fallback, source=None, start=None):
         self.abstraction = abstraction
@@ -102,13 +104,14 @@ class MixedTable:
     def __call__(self, obs, rng):
         from .exploit import _observe
 
+        obs = with_answers(obs)
         legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
         n, A = legal.shape
         b, canon = _observe(self.abstraction, obs, int(obs.get("round", 0)), n, A)
         out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
         draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start)
         if miss.any():
-            fb = np.asarray(self.fallback[1](obs, rng), dtype=np.int64)
+            fb = ask_policy(self.fallback[1], obs, rng, is_pure(self.fallback[1]))
             out[miss] = fb[miss]
         return out
 

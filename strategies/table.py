@@ -60,7 +60,7 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
     def with_traits(fn, **traits):
         return fn
 
-from simcore.abstraction import NO_START, draw_mixed
+from simcore.abstraction import NO_START, ask_policy, draw_mixed, with_answers
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -369,7 +369,11 @@ def _lookup_pure(buckets, canon, table, legal, out, miss):
 
 
 class TablePolicy:
-    """One decision of a table file as a strategy ``(obs, rng) -> actions``."""
+    """One decision of a table file as a strategy ``(obs, rng) -> actions``. It shares the answers
+    its buckets and fallbacks compute from one observation (``simcore.abstraction.with_answers``):
+    a chain of tables over one built-in asks the built-in once."""
+
+    shares_answers = True
 
     def __init__(self, tf: TableFile, variant, decision: str, fallback=None):
         self.file, self.variant, self.decision = tf, variant, decision
@@ -387,6 +391,7 @@ class TablePolicy:
         else:
             self.fallback_spec = None
         self.fallback = fallback
+        self._fallback_pure = is_pure(fallback)
         pure = not self.mixed and is_pure(fallback)
         self.pure = pure
         if pure:
@@ -403,6 +408,7 @@ class TablePolicy:
         return a
 
     def __call__(self, obs, rng):
+        obs = with_answers(obs)
         a = self._abstraction(int(obs["n_players"]))
         legal = np.ascontiguousarray(obs["legal"], dtype=np.bool_)
         n = legal.shape[0]
@@ -423,7 +429,7 @@ class TablePolicy:
             miss = np.empty(n, np.bool_)
             self._lookup(buckets, np.ascontiguousarray(canon, dtype=np.int64), legal, u, out, miss)
         if miss.any():
-            fb = np.asarray(self.fallback(obs, rng), dtype=np.int64)
+            fb = ask_policy(self.fallback, obs, rng, self._fallback_pure)
             out[miss] = fb[miss]
         return out
 

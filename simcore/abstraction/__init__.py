@@ -39,6 +39,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from ._common import ANSWERS, ask_policy, shared_answer, with_answers, without_answers
+
 GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
 NAMES = ("coarse", "medium", "fine")
 
@@ -119,7 +121,7 @@ def observation_rows(obs: dict, rows: np.ndarray, game: str, decision: str) -> d
         declared = get_variant(game).decision(decision).obs
         keys = _ROW_KEYS[(game, decision)] = frozenset(
             [o.name for o in declared if len(o.shape) and o.shape[0] == "n"] + ["legal"])
-    return {k: (a[rows] if k in keys and isinstance(a, np.ndarray) else a) for k, a in obs.items()}
+    return {k: (a[rows] if k in keys and isinstance(a, np.ndarray) else a) for k, a in obs.items() if k != ANSWERS}
 
 
 def to_real(canon: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -243,4 +245,4 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
 
 __all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed",
            "NO_START", "GAMES",
-           "NAMES", "observation_rows"]
+           "NAMES", "observation_rows", "with_answers", "without_answers", "shared_answer", "ask_policy"]

@@ -299,10 +299,66 @@ _BUILTIN: dict = {}
 
 def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray:
     """The actions (n,) int64 the built-in policy ``spec`` takes at ``game``'s ``decision``
-    (such a policy reads the observation alone, so a bucket's canonical order may use it)."""
+    (such a policy reads the observation alone, so a bucket's canonical order may use it).
+    Asked once per observation that carries shared answers (:func:`with_answers`)."""
     fn = _BUILTIN.get((game, decision, spec))
     if fn is None:
         from strategies import resolve  # the policies build on the games; resolved once, lazily
 
         fn = _BUILTIN[(game, decision, spec)] = resolve(game, decision, spec)[1]
-    return np.asarray(fn(obs, None), dtype=np.int64)
+    return shared_answer(obs, fn, lambda: fn(without_answers(obs), None))
+
+
+# -- answers shared within one call ------------------------------------------------------------
+#
+# A table policy reads its buckets, whose canonical order puts a built-in policy's choice first;
+# where the bucket has no entry it plays its fallback, often a coarser table whose buckets ask
+# the same built-in, and that table's fallback is the built-in itself. Each asks the same
+# question of the same observation: Estonian's discard chain (a medium table on a coarse one on
+# best-potential) asked best-potential three times. A call that starts such a chain gives the
+# observation a place for the answers (with_answers: a shallow copy, the caller's dict is left
+# as it is), and each later asker finds the first answer there. An answer is used only for the
+# very arrays it was computed from (the same objects), so a subset of the rows (a new array)
+# or another observation never takes it.
+
+ANSWERS = "_answers"  # the observation key of the shared answers (only within one call chain)
+
+
+def with_answers(obs: dict) -> dict:
+    """``obs`` with a place for shared answers: itself if it has one, else a shallow copy."""
+    return obs if ANSWERS in obs else {**obs, ANSWERS: {}}
+
+
+def without_answers(obs: dict) -> dict:
+    """``obs`` as a policy that does not share answers should see it."""
+    if ANSWERS not in obs:
+        return obs
+    return {k: a for k, a in obs.items() if k != ANSWERS}
+
+
+def shared_answer(obs: dict, fn, compute) -> np.ndarray:
+    """``compute()`` (the answer (n,) int64 of ``fn``, a function of the observation alone), or
+    the answer already computed for these same arrays in ``obs``'s shared answers."""
+    answers = obs.get(ANSWERS)
+    if answers is None:
+        return np.asarray(compute(), dtype=np.int64)
+    arrays = tuple((k, a) for k, a in obs.items() if isinstance(a, np.ndarray))
+    kept = answers.get(id(fn))
+    if kept is not None and kept[0] is fn and len(kept[1]) == len(arrays) and all(
+            k == k2 and a is a2 for (k, a), (k2, a2) in zip(kept[1], arrays)):
+        return kept[2]
+    out = np.asarray(compute(), dtype=np.int64)
+    answers[id(fn)] = (fn, arrays, out)  # holds the arrays, so their ids cannot be reused meanwhile
+    return out
+
+
+def ask_policy(fn, obs: dict, rng, pure: bool) -> np.ndarray:
+    """A fallback's answer (n,) int64: a policy that shares answers (``shares_answers``) gets the
+    observation with them; a ``pure`` one (a function of the observation alone) answers once per
+    observation; any other is asked as usual (its random stream moves exactly as it would)."""
+    if getattr(fn, "shares_answers", False):
+        return np.asarray(fn(obs, rng), dtype=np.int64)
+    plain = without_answers(obs)
+    if pure and ANSWERS in obs:
+        return shared_answer(obs, fn, lambda: fn(plain, rng))
+    return np.asarray(fn(plain, rng), dtype=np.int64)

@@ -1,0 +1,104 @@
+"""Answers shared within one call (simcore.abstraction.with_answers): a chain of tables over one
+built-in (the shipped Estonian table: a medium table on a coarse one on thoughtful and
+best-potential) asks each built-in once per observation, and plays exactly what it played when
+each asker computed its own answer."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simcore.abstraction as abstraction
+import simcore.abstraction._common as common
+import strategies.estonian as estonian
+import strategies.table as table
+from abstraction_obs import collect
+import importlib
+
+from simcore.exploit import exploit
+from strategies import resolve
+
+CHAIN = "solved"  # the shipped Estonian table: medium over coarse over the built-ins
+
+
+@pytest.fixture(scope="module")
+def seen():
+    return collect("estonian", 6, n=3000, seed=5, policy="random")
+
+
+def _no_sharing(monkeypatch):
+    monkeypatch.setattr(table, "with_answers", lambda obs: obs)
+    monkeypatch.setattr(common, "shared_answer", lambda obs, fn, compute: np.asarray(compute(), np.int64))
+
+
+def _play(decision, obs, seed=3):
+    fn = resolve("estonian", decision, CHAIN)[1]
+    return fn(obs, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("decision", ["pass", "discard"])
+def test_the_chain_plays_the_same_with_and_without_shared_answers(seen, decision, monkeypatch):
+    obs = seen[decision][0]
+    shared = _play(decision, obs)
+    _no_sharing(monkeypatch)
+    assert np.array_equal(_play(decision, obs), shared)
+
+
+def test_the_chain_asks_its_built_in_once(seen, monkeypatch):
+    calls = []
+    real = estonian._pick_thoughtful
+
+    def counted(*a):
+        calls.append(len(a[1]))
+        return real(*a)
+
+    monkeypatch.setattr(estonian, "_pick_thoughtful", counted)
+    obs = seen["pass"][0]
+    _play("pass", obs)
+    assert len(calls) == 1  # the medium buckets, the coarse buckets and the fallback: one answer
+    calls.clear()
+    _no_sharing(monkeypatch)
+    _play("pass", obs)
+    assert len(calls) == 3
+
+
+def test_an_answer_serves_only_the_arrays_it_came_from(seen):
+    obs = abstraction.with_answers(seen["pass"][0])
+    fn = resolve("estonian", "pass", "thoughtful")[1]
+    full = abstraction.shared_answer(obs, fn, lambda: fn(abstraction.without_answers(obs), None))
+    assert abstraction.shared_answer(obs, fn, lambda: pytest.fail("asked again")) is full
+    rows = np.arange(0, len(full), 2)
+    sub = abstraction.observation_rows(obs, rows, "estonian", "pass")
+    assert abstraction.ANSWERS not in sub  # a subset of the rows starts afresh
+    other = dict(obs, hand=obs["hand"][:, ::-1].copy())  # the same answers, another hand array
+    asked = []
+    again = abstraction.shared_answer(other, fn, lambda: asked.append(1) or fn(abstraction.without_answers(other),
+                                                                                  None))
+    assert asked == [1] and np.array_equal(again, fn(abstraction.without_answers(other), None))
+    assert seen["pass"][0].get(abstraction.ANSWERS) is None  # the caller's observation is left as it was
+
+
+def test_a_policy_that_does_not_share_never_sees_the_answers(seen):
+    got = []
+
+    def plain(obs, rng):
+        got.append(set(obs))
+        return np.zeros(len(obs["legal"]), np.int64)
+
+    obs = abstraction.with_answers(seen["pass"][0])
+    abstraction.ask_policy(plain, obs, np.random.default_rng(0), pure=False)
+    abstraction.ask_policy(plain, obs, np.random.default_rng(0), pure=True)
+    abstraction.ask_policy(plain, obs, np.random.default_rng(0), pure=True)  # pure: answered once
+    assert len(got) == 2 and all(abstraction.ANSWERS not in keys for keys in got)
+
+
+def test_a_best_response_to_the_chain_is_the_same_with_and_without_shared_answers(monkeypatch):
+    kw = dict(field=CHAIN, seat=0, deals=8192, eval_deals=4096, abstraction="coarse", seed=11, rollout=0,
+              workers=1, executor="threads", progress=False)
+    shared = exploit("estonian", 6, **kw)
+    _no_sharing(monkeypatch)
+    monkeypatch.setattr(importlib.import_module("simcore.exploit"), "with_answers", lambda obs: obs)
+    plain = exploit("estonian", 6, **kw)
+    a, b = shared.seats[0], plain.seats[0]
+    assert (a.gain, a.stderr) == (b.gain, b.stderr)
+    for d in shared.tables[0]:
+        assert np.array_equal(shared.tables[0][d], plain.tables[0][d])
