@@ -91,6 +91,8 @@ def _missing(variant, decision, n_players=None, have=()) -> ValueError:
 class SolvedPolicy:
     """``solved`` for one decision: the shipped table of the table's player count."""
 
+    shares_answers = True  # it hands the observation on to a table policy (simcore.abstraction.with_answers)
+
     def __init__(self, variant, decision: str, files: dict):
         self.variant, self.decision = variant, decision
         self.files = files  # {n_players: TableFile}

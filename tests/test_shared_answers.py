@@ -10,10 +10,7 @@ import pytest
 import simcore.abstraction as abstraction
 import simcore.abstraction._common as common
 import strategies.estonian as estonian
-import strategies.table as table
 from abstraction_obs import collect
-import importlib
-
 from simcore.exploit import exploit
 from strategies import resolve
 
@@ -26,8 +23,7 @@ def seen():
 
 
 def _no_sharing(monkeypatch):
-    monkeypatch.setattr(table, "with_answers", lambda obs: obs)
-    monkeypatch.setattr(common, "shared_answer", lambda obs, fn, compute: np.asarray(compute(), np.int64))
+    monkeypatch.setattr(common, "SHARE", False)
 
 
 def _play(decision, obs, seed=3):
@@ -96,9 +92,45 @@ def test_a_best_response_to_the_chain_is_the_same_with_and_without_shared_answer
               workers=1, executor="threads", progress=False)
     shared = exploit("estonian", 6, **kw)
     _no_sharing(monkeypatch)
-    monkeypatch.setattr(importlib.import_module("simcore.exploit"), "with_answers", lambda obs: obs)
     plain = exploit("estonian", 6, **kw)
     a, b = shared.seats[0], plain.seats[0]
     assert (a.gain, a.stderr) == (b.gain, b.stderr)
     for d in shared.tables[0]:
         assert np.array_equal(shared.tables[0][d], plain.tables[0][d])
+
+
+@pytest.mark.parametrize("game,P", [("slovak", 6), ("tapiola", 6), ("sviten", 6), ("russian", 4)])
+def test_every_shipped_chain_plays_the_same_with_and_without_shared_answers(game, P, monkeypatch):
+    seen = collect(game, P, n=2000, seed=7, policy="random")
+    shared = {}
+    for sharing in (True, False):
+        monkeypatch.setattr(common, "SHARE", sharing)
+        for d, calls in seen.items():
+            fn = resolve(game, d, "solved")[1]
+            for i, obs in enumerate(calls[:4]):
+                got = fn(obs, np.random.default_rng(i))
+                if sharing:
+                    shared[(d, i)] = got
+                else:
+                    assert np.array_equal(got, shared[(d, i)]), (game, d, i)
+    assert shared
+
+
+def test_slovaks_chain_asks_thoughtful_once(monkeypatch):
+    import strategies.slovak as slovak
+
+    obs = collect("slovak", 6, n=2000, seed=7, policy="random")["exchange2"][0]
+    calls = []
+    real = slovak._decide
+
+    def counted(*a):
+        calls.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(slovak, "_decide", counted)
+    resolve("slovak", "exchange2", "solved")[1](obs, np.random.default_rng(0))
+    assert len(calls) == 1  # two coarse tables' buckets and the fallback (the fine buckets need none): one answer
+    calls.clear()
+    monkeypatch.setattr(common, "SHARE", False)
+    resolve("slovak", "exchange2", "solved")[1](obs, np.random.default_rng(0))
+    assert len(calls) == 3

@@ -295,6 +295,7 @@ def policy_first(canon: np.ndarray, choice: np.ndarray) -> np.ndarray:
 
 
 _BUILTIN: dict = {}
+_OBS_ALONE: set = set()  # ids of the built-ins the buckets ask: functions of the observation alone
 
 
 def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray:
@@ -306,6 +307,7 @@ def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray
         from strategies import resolve  # the policies build on the games; resolved once, lazily
 
         fn = _BUILTIN[(game, decision, spec)] = resolve(game, decision, spec)[1]
+        _OBS_ALONE.add(id(fn))
     return shared_answer(obs, fn, lambda: fn(without_answers(obs), None))
 
 
@@ -322,10 +324,13 @@ def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray
 # or another observation never takes it.
 
 ANSWERS = "_answers"  # the observation key of the shared answers (only within one call chain)
+SHARE = True  # False: every asker computes its own answer (the benchmark's peer; the tests' check)
 
 
 def with_answers(obs: dict) -> dict:
     """``obs`` with a place for shared answers: itself if it has one, else a shallow copy."""
+    if not SHARE:
+        return obs
     return obs if ANSWERS in obs else {**obs, ANSWERS: {}}
 
 
@@ -354,11 +359,12 @@ def shared_answer(obs: dict, fn, compute) -> np.ndarray:
 
 def ask_policy(fn, obs: dict, rng, pure: bool) -> np.ndarray:
     """A fallback's answer (n,) int64: a policy that shares answers (``shares_answers``) gets the
-    observation with them; a ``pure`` one (a function of the observation alone) answers once per
-    observation; any other is asked as usual (its random stream moves exactly as it would)."""
+    observation with them; a ``pure`` one, or a built-in that buckets ask (:func:`builtin_choice`
+    asks it without a stream), answers once per observation, as both are functions of the
+    observation alone; any other is asked as usual (its random stream moves exactly as it would)."""
     if getattr(fn, "shares_answers", False):
         return np.asarray(fn(obs, rng), dtype=np.int64)
     plain = without_answers(obs)
-    if pure and ANSWERS in obs:
+    if (pure or id(fn) in _OBS_ALONE) and ANSWERS in obs:
         return shared_answer(obs, fn, lambda: fn(plain, rng))
     return np.asarray(fn(plain, rng), dtype=np.int64)

@@ -1,0 +1,115 @@
+"""Playing the shipped ``solved`` tables: each asker's own answers beside answers shared.
+
+A shipped table is a chain: its finest stage falls back to the coarser stage it
+was refined from, which falls back to the built-in it started from, and every
+stage's buckets put a built-in's choice first in their canonical order. Since
+the ninth session one call shares what it computed from the observation
+(``simcore.abstraction.with_answers``), so the chain asks each built-in once;
+before, each stage and the fallback at its end asked it again (Estonian's
+discard: best-potential three times). Setting
+``simcore.abstraction._common.SHARE`` to False brings back the old way, bit for
+bit the same play, so the two are timed side by side in one run:
+
+- ``simulate``: deals per CPU-second of a field of ``solved`` at every seat
+  (and of the game's default built-in field, for scale);
+- ``fit``: fitting deals per CPU-second of seat 0's best response to a field of
+  ``solved`` (coarse buckets, one pass): what ``pvsim exploit``, ``pvsim
+  solve`` and ``bench_finer`` spend their time on.
+
+CPU seconds of the process (the threads' together), best of ``--repeat``, the
+two ways taken in turn; threads, so that the switch holds in every worker.
+
+Usage::
+
+    python -m experiments.bench_tables                   # every shipped size
+    python -m experiments.bench_tables --games estonian:6 --sim-deals 65536
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
+
+
+def _cpu(fn) -> float:
+    c = time.process_time()
+    fn()
+    return time.process_time() - c
+
+
+def _simulate(game, P, field, deals, workers, seed):
+    from simcore import simulate
+
+    return lambda: simulate(game, P, deals, field=field, seed=seed, workers=workers, executor="threads",
+                            progress=False)
+
+
+def _fit(game, P, deals, workers, seed):
+    from simcore.api import _registry
+    from simcore.exploit import fit_seat, resolve_abstractions
+    from simcore.variants import get_variant
+
+    def run():
+        v = get_variant(game)
+        name, abst = resolve_abstractions(v, P, "coarse")
+        lineup = _registry().lineup(v, P, "solved", "solved")
+        fit_seat(v, P, lineup, 0, abst, name, deals=deals, seed=seed, passes=1,
+                 run={"workers": workers, "executor": "threads"}, top=0)
+
+    return run
+
+
+def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
+    """CPU seconds (best of ``repeat``) of each run, shared and not, and the built-in field's simulate."""
+    from simcore.abstraction import _common
+
+    runs = {"simulate": lambda s: _simulate(game, P, "solved", sim_deals, workers, s),
+            "fit": lambda s: _fit(game, P, fit_deals, workers, s)}
+    best = {}
+    for share in (True, False):  # compile and warm both ways
+        _common.SHARE = share
+        _simulate(game, P, "solved", 4096, workers, 99)()
+        _fit(game, P, 4096, workers, 99)()
+    _simulate(game, P, None, 4096, workers, 99)()
+    try:
+        for r in range(repeat):
+            for what, make in runs.items():
+                for share in (True, False):
+                    _common.SHARE = share
+                    t = _cpu(make(r))
+                    best[(what, share)] = min(best.get((what, share), t), t)
+            _common.SHARE = True
+            t = _cpu(_simulate(game, P, None, sim_deals, workers, r))
+            best[("builtin", True)] = min(best.get(("builtin", True), t), t)
+    finally:
+        _common.SHARE = True
+    return best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", nargs="*", default=list(GAMES), help="GAME:PLAYERS (default: every shipped size)")
+    ap.add_argument("--sim-deals", type=int, default=1 << 17, help="simulate's deals (default 131,072)")
+    ap.add_argument("--fit-deals", type=int, default=1 << 15, help="fitting deals a stage (default 32,768)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args(argv)
+    print(f"a field of solved: CPU-seconds with each asker's own answers (own) and with answers shared (shared); "
+          f"{args.workers} threads, best of {args.repeat}; simulate {args.sim_deals:,} deals, "
+          f"seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
+    print(f"{'game':<12} {'simulate own':>13} {'shared':>8} {'x':>6} {'built-in':>9} "
+          f"{'fit own':>9} {'shared':>8} {'x':>6}")
+    for spec in args.games:
+        game, _, p = spec.partition(":")
+        P = int(p or 6)
+        b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
+        so, ss, fo, fs = b[("simulate", False)], b[("simulate", True)], b[("fit", False)], b[("fit", True)]
+        print(f"{game + ':' + str(P):<12} {so:>12.1f}s {ss:>7.1f}s {so / ss:>6.2f} {b[('builtin', True)]:>8.1f}s "
+              f"{fo:>8.1f}s {fs:>7.1f}s {fo / fs:>6.2f}", flush=True)
+    print("x: own / shared (how many times less CPU the shared answers take); built-in: simulate of the game's "
+          "default field, for scale")
+
+
+if __name__ == "__main__":
+    main()
