@@ -87,6 +87,10 @@ BENCHMARKS = {b.name: b for b in [
                                        ("__init__", "_common", "estonian", "slovak", "tapiola", "sviten", "russian")),
                *(f"simcore/variants/{g}.py" for g in ("estonian", "slovak", "tapiola", "sviten", "russian"))), 0.5,
               args=("--abstraction", "coarse", "--deals", "65536", "--sim-deals", "262144", "--repeat", "3")),
+    # a field of the shipped solved tables, answers shared within a call or not (ninth session)
+    Benchmark("tables", "experiments.bench_tables",
+              ("strategies/table.py", "strategies/solved.py", "simcore/solve.py", "simcore/exploit.py",
+               "simcore/abstraction/__init__.py", "simcore/abstraction/_common.py"), 4.0),
 ]}
 
 

@@ -134,3 +134,39 @@ def test_slovaks_chain_asks_thoughtful_once(monkeypatch):
     monkeypatch.setattr(common, "SHARE", False)
     resolve("slovak", "exchange2", "solved")[1](obs, np.random.default_rng(0))
     assert len(calls) == 3
+
+
+def test_the_fit_asks_a_seat_that_cannot_see_the_deviation_once(monkeypatch):
+    """simcore.exploit._Memo: after the fitted stage too, a seat asked the same question with its
+    stream in the same state gets the first table's answer. Estonian's passes are private, so at
+    the pass stage only the deviator and its left neighbour discard differently across the
+    alternatives: the field is asked less, and the fit is the same as when every table asks."""
+    import importlib
+
+    import strategies.table as table
+
+    ex = importlib.import_module("simcore.exploit")
+    calls = []
+    real = table.TablePolicy.__call__
+
+    def counted(self, obs, rng):
+        calls.append(self.decision)
+        return real(self, obs, rng)
+
+    monkeypatch.setattr(table.TablePolicy, "__call__", counted)
+    kw = dict(field=CHAIN, seat=0, deals=4096, eval_deals=2048, abstraction="coarse", seed=3, rollout=0,
+              workers=1, executor="threads", progress=False)
+    kept = exploit("estonian", 6, **kw)
+    n_kept = len(calls)
+
+    class AskAlways(ex._Memo):
+        def __call__(self, obs, rng):
+            return np.asarray(self.fn(obs, rng), dtype=np.int64)
+
+    monkeypatch.setattr(ex, "_Memo", AskAlways)
+    calls.clear()
+    asked = exploit("estonian", 6, **kw)
+    assert n_kept < 0.7 * len(calls)
+    assert (kept.seats[0].gain, kept.seats[0].stderr) == (asked.seats[0].gain, asked.seats[0].stderr)
+    for d in kept.tables[0]:
+        assert np.array_equal(kept.tables[0][d], asked.tables[0][d])
