@@ -170,3 +170,42 @@ def test_the_fit_asks_a_seat_that_cannot_see_the_deviation_once(monkeypatch):
     assert (kept.seats[0].gain, kept.seats[0].stderr) == (asked.seats[0].gain, asked.seats[0].stderr)
     for d in kept.tables[0]:
         assert np.array_equal(kept.tables[0][d], asked.tables[0][d])
+
+
+@pytest.mark.parametrize("decision", ["pass", "discard"])
+def test_coarse_buckets_read_from_the_medium_ones_are_its_own(seen, decision):
+    from simcore.abstraction import get_abstraction
+
+    plain = seen[decision][0]
+    medium, coarse = (get_abstraction("estonian", decision, 6, g) for g in ("medium", "coarse"))
+    assert coarse.coarsens[0] == "medium"
+    obs = abstraction.with_answers(plain)
+    mb, mc = medium.observe(obs)
+    cb, cc = coarse.observe(obs)  # derived from the medium answer, not read again
+    own_b, own_c = coarse.kernel(plain, 0)
+    assert np.array_equal(cb, own_b) and np.array_equal(cc, own_c) and cc is mc
+    again = get_abstraction("estonian", decision, 6, "medium").observe(obs)  # another object, same buckets
+    assert again[0] is mb
+
+
+def test_every_coarsening_a_game_declares_holds(seen):
+    """Any abstraction that declares itself a function of a finer one gives its own kernel's buckets."""
+    from simcore.abstraction import abstractions
+
+    found = 0
+    for game, P in (("estonian", 6), ("slovak", 6), ("tapiola", 6), ("sviten", 6), ("russian", 4)):
+        calls = seen if game == "estonian" else collect(game, P, n=1500, seed=2, policy="random")
+        for d, obs_list in calls.items():
+            by_name = abstractions(game, d, P)
+            for a in by_name.values():
+                if a.coarsens is None:
+                    continue
+                found += 1
+                for plain in obs_list[:3]:
+                    r = int(plain.get("round", 0))
+                    obs = abstraction.with_answers(plain)
+                    by_name[a.coarsens[0]].observe(obs, r)
+                    b, c = a.observe(obs, r)
+                    own_b, own_c = a.kernel(plain, r)
+                    assert np.array_equal(b, own_b) and np.array_equal(c, own_c), (game, d, a.name)
+    assert found >= 2

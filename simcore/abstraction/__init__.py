@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from ._common import ANSWERS, ask_policy, shared_answer, with_answers, without_answers
+from ._common import ANSWERS, ask_policy, recall, remember, shared_answer, with_answers, without_answers
 
 GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
 NAMES = ("coarse", "medium", "fine")
@@ -68,12 +68,30 @@ class Abstraction:
     # order, where that order costs most of the work (a built-in policy's answer). A table
     # look-up then orders only the rows whose bucket holds an entry.
     bucket_kernel: Callable | None = field(default=None, repr=False, compare=False)
+    # ``(finer name, f)``: this abstraction's buckets are ``f(finer buckets)`` with the finer one's
+    # canonical order, so an observation the finer one has read (shared answers) is not read again.
+    coarsens: tuple | None = field(default=None, repr=False, compare=False)
+
+    def _memo_key(self, name: str, r: int) -> tuple:
+        return ("observe", self.game, self.decision, name, self.version, self.key, r)
 
     def observe(self, obs: dict, round: int | None = None):
-        """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation."""
+        """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation; read once per
+        observation that carries shared answers (:func:`with_answers`), by this abstraction or by
+        the finer one it coarsens. The arrays returned may be shared: read them, do not write."""
         r = int(obs.get("round", 0) if round is None else round)
-        b, canon = self.kernel(obs, r)
-        return b, canon
+        if ANSWERS not in obs or not _hashable(self.key):
+            return self.kernel(obs, r)
+        mine = self._memo_key(self.name, r)
+        got = recall(obs, mine)
+        if got is None and self.coarsens is not None:
+            finer = recall(obs, self._memo_key(self.coarsens[0], r))
+            if finer is not None:
+                got = (self.coarsens[1](finer[0]), finer[1])
+        if got is None:
+            got = self.kernel(obs, r)
+        remember(obs, mine, got)
+        return got
 
     def buckets(self, obs: dict, round: int | None = None) -> np.ndarray:
         """The bucket id of each row, in ``[0, n_buckets)``."""
@@ -106,6 +124,14 @@ class Abstraction:
         return {"game": self.game, "decision": self.decision, "name": self.name,
                 "n_buckets": int(self.n_buckets), "n_actions": int(self.n_actions),
                 "version": int(self.version)}
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
 
 
 _ROW_KEYS: dict = {}
@@ -245,4 +271,4 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
 
 __all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed",
            "NO_START", "GAMES",
-           "NAMES", "observation_rows", "with_answers", "without_answers", "shared_answer", "ask_policy"]
+           "NAMES", "observation_rows", "with_answers", "without_answers", "shared_answer", "ask_policy", "recall", "remember"]

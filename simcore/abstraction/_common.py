@@ -341,19 +341,38 @@ def without_answers(obs: dict) -> dict:
     return {k: a for k, a in obs.items() if k != ANSWERS}
 
 
+def _arrays(obs: dict) -> tuple:
+    return tuple((k, a) for k, a in obs.items() if isinstance(a, np.ndarray))
+
+
+def recall(obs: dict, key):
+    """What :func:`remember` kept under ``key`` for these same arrays of ``obs``, or None."""
+    answers = obs.get(ANSWERS)
+    kept = None if answers is None else answers.get(key)
+    if kept is None:
+        return None
+    arrays = _arrays(obs)
+    if len(kept[0]) == len(arrays) and all(k == k2 and a is a2 for (k, a), (k2, a2) in zip(kept[0], arrays)):
+        return kept[1]
+    return None
+
+
+def remember(obs: dict, key, value) -> None:
+    """Keep ``value`` under ``key`` in ``obs``'s shared answers (if it has a place for them),
+    for these arrays only (they are held, so their ids cannot be reused meanwhile)."""
+    answers = obs.get(ANSWERS)
+    if answers is not None:
+        answers[key] = (_arrays(obs), value)
+
+
 def shared_answer(obs: dict, fn, compute) -> np.ndarray:
     """``compute()`` (the answer (n,) int64 of ``fn``, a function of the observation alone), or
     the answer already computed for these same arrays in ``obs``'s shared answers."""
-    answers = obs.get(ANSWERS)
-    if answers is None:
-        return np.asarray(compute(), dtype=np.int64)
-    arrays = tuple((k, a) for k, a in obs.items() if isinstance(a, np.ndarray))
-    kept = answers.get(id(fn))
-    if kept is not None and kept[0] is fn and len(kept[1]) == len(arrays) and all(
-            k == k2 and a is a2 for (k, a), (k2, a2) in zip(kept[1], arrays)):
-        return kept[2]
-    out = np.asarray(compute(), dtype=np.int64)
-    answers[id(fn)] = (fn, arrays, out)  # holds the arrays, so their ids cannot be reused meanwhile
+    key = ("policy", fn)  # the function itself: equal only to itself, and held while kept
+    out = recall(obs, key)
+    if out is None:
+        out = np.asarray(compute(), dtype=np.int64)
+        remember(obs, key, out)
     return out
 
 

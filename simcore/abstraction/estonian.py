@@ -174,6 +174,11 @@ N_COARSE = 27 ** 3
 N_MEDIUM = N_COARSE * 25
 
 
+def _coarse_of_medium(b: np.ndarray) -> np.ndarray:
+    """The coarse bucket of each medium one (medium adds the two rank groups; same canonical order)."""
+    return b // 25
+
+
 _ORD = ("1st", "2nd", "3rd")
 _MADE9 = ("high card", "the board's pair", "top pair or an overpair", "a middle pair", "a low pair",
           "two pair", "trips", "straight or flush", "full house+")
@@ -216,7 +221,8 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
         "coarse": Abstraction(
             "estonian", decision, "coarse", N_COARSE, 3,
             f"{what}: {policy}'s choice first, the others in rank order; {per_action}",
-            _make(0, decision), key=(n_players,), version=2, describer=_describe(0, verb, decision)),
+            _make(0, decision), key=(n_players,), version=2, describer=_describe(0, verb, decision),
+            coarsens=("medium", _coarse_of_medium)),
         "medium": Abstraction(
             "estonian", decision, "medium", N_MEDIUM, 3,
             f"{what}: {policy}'s choice first, the others in rank order; {per_action}; rank groups of "
