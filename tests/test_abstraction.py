@@ -253,3 +253,62 @@ def test_every_bucket_reads_in_words(played):
             assert all(texts) and len(set(texts)) == len(texts), (v.label, d, name)
             with pytest.raises(ValueError, match="outside"):
                 a.describe(a.n_buckets)
+
+
+def _plain_state(kept, flop):
+    """An Estonian action's coarse state read the plain way: made class (9, pairs told apart) * 3 + draw."""
+    from collections import Counter
+
+    cards = list(kept) + list(flop)
+    ranks = [c >> 2 for c in cards]
+    count = Counter(ranks)
+    suit_max = max(Counter(c & 3 for c in cards).values())
+    mask = sum(1 << r for r in set(ranks))
+    windows = [0b11111 << lo for lo in range(9)] + [0b1000000001111]
+    fours = sum(bin(mask & w).count("1") == 4 for w in windows)
+    straight = 3 if any(bin(mask & w).count("1") == 5 for w in windows) else (2 if fours >= 2 else fours)
+    shape = sorted(count.values(), reverse=True)
+    if shape[0] >= 4 or shape[:2] == [3, 2]:
+        made = 5
+    elif suit_max >= 5 or straight == 3:
+        made = 4
+    elif shape[0] == 3:
+        made = 3
+    elif shape[:2] == [2, 2]:
+        made = 2
+    elif shape[0] == 2:
+        made = 1
+    else:
+        made = 0
+    if made == 1:
+        pair = next(r for r, c in count.items() if c == 2)
+        top = max(c >> 2 for c in flop)
+        made9 = 1 if pair not in [c >> 2 for c in kept] else 2 if pair >= top else 3 if pair >= 6 else 4
+    else:
+        made9 = (0, 0, 5, 6, 7, 8)[made]
+    draw = 0
+    if made < 4:
+        draw = 2 if suit_max == 4 or straight == 2 else 1 if suit_max == 3 or straight == 1 else 0
+    return made9 * 3 + draw
+
+
+@pytest.mark.parametrize("decision", ["pass", "discard"])
+def test_estonian_coarse_states_match_a_plain_reading(decision):
+    """Each canonical action's made hand and draw in Estonian's coarse bucket, against a plain
+    Python reading of the kept pair and the flop (deals rich in pairs and suits included)."""
+    rng = np.random.default_rng(4)
+    rows = []
+    while len(rows) < 3000:
+        few = rng.integers(0, 13, 6) if len(rows) % 2 else rng.integers(0, 5, 6)  # every other: few ranks
+        cards = few * 4 + rng.integers(0, 4, 6)
+        if len(set(cards.tolist())) == 6:
+            rows.append(cards)
+    cards = np.array(rows, np.int8)
+    obs = {"hand": cards[:, :3].copy(), "flop": cards[:, 3:].copy(), "legal": np.ones((len(cards), 3), bool),
+           "passed": cards[:, :1].copy(), "seat": 0, "n_players": 6, "round": 0}
+    b, canon = get_abstraction("estonian", decision, 6, "coarse").observe(obs)
+    for i in range(len(cards)):
+        real = {int(canon[i, a]): a for a in range(3)}
+        for k in range(3):
+            kept = [int(c) for j, c in enumerate(cards[i, :3]) if j != real[k]]
+            assert (int(b[i]) // 27 ** (2 - k)) % 27 == _plain_state(kept, cards[i, 3:].tolist()), (i, k)

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from . import Abstraction
-from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, best_draw, builtin_choice, dense_ids, made_class,
+from ._common import (MULTI3, N_MULTI3, RANK_GROUP_NAMES, best_draw, builtin_choice, dense_ids,
                       multiset_ranks, ranks3_desc, sort_desc, straight_state)
 
 
@@ -69,7 +69,6 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
     n = hand.shape[0]
     key = np.empty(3, np.int64)
     order = np.empty(3, np.int64)
-    rc = np.zeros(13, np.int64)
     sc = np.zeros(4, np.int64)
     for i in range(n):
         for j in range(3):
@@ -96,41 +95,49 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
         for k in range(3):
             canon[i, order[k]] = k
         f0, f1, f2 = ranks3_desc(flop[i, 0], flop[i, 1], flop[i, 2])
+        # The flop's part, once a row: suit counts, rank set, equal-rank pairs among its cards.
+        for x in range(4):
+            sc[x] = 0
+        fmask = 0
+        for t in range(3):
+            sc[flop[i, t] & 3] += 1
+            fmask |= 1 << (flop[i, t] >> 2)
+        fmax = max(sc[0], sc[1], sc[2], sc[3])
+        feq = (f0 == f1) + (f1 == f2) + (f0 == f2)
         code = 0
         coarse = 0
         for k in range(3):
-            for x in range(4):
-                sc[x] = 0
-            for t in range(3):
-                if t != k:
-                    sc[hand[i, order[t]] & 3] += 1
-                sc[flop[i, t] & 3] += 1
-            m = max(sc[0], sc[1], sc[2], sc[3])
+            a = hand[i, order[(k + 1) % 3]] if k == 0 else hand[i, order[0]]
+            b = hand[i, order[2]] if k != 2 else hand[i, order[1]]
+            ra, rb, sa, sb = a >> 2, b >> 2, a & 3, b & 3
+            # most cards of one suit among the kept pair and the flop
+            m = max(fmax, sc[sa] + 1 + (sb == sa), sc[sb] + 1 + (sa == sb))
             code = code * 4 + max(0, m - 2)
             if fine:
                 continue
-            for r in range(13):
-                rc[r] = 0
-            mask = 0
+            # equal-rank pairs among the five cards: 0 high card, 1 a pair, 2 two pair, 3 trips,
+            # 4 a full house, 6 quads (made_class's classes, read without counting every rank)
+            eq = feq + (ra == rb)
             for t in range(3):
-                if t != k:
-                    c = hand[i, order[t]]
-                    rc[c >> 2] += 1
-                    mask |= 1 << (c >> 2)
-                c = flop[i, t]
-                rc[c >> 2] += 1
-                mask |= 1 << (c >> 2)
-            st = straight_state(mask)
-            made = made_class(rc, m, st)
+                rf = flop[i, t] >> 2
+                eq += (ra == rf) + (rb == rf)
+            st = straight_state(fmask | (1 << ra) | (1 << rb))
+            if eq >= 4:
+                made = 5
+            elif m >= 5 or st == 3:
+                made = 4
+            else:
+                made = eq
             if made == 1:  # which pair
-                pr = 0
-                for r in range(13):
-                    if rc[r] == 2:
-                        pr = r
-                uses = False
-                for t in range(3):
-                    uses = uses or (t != k and (hand[i, order[t]] >> 2) == pr)
-                if not uses:
+                if ra == rb:
+                    pr = ra
+                elif ra == f0 or ra == f1 or ra == f2:
+                    pr = ra
+                elif rb == f0 or rb == f1 or rb == f2:
+                    pr = rb
+                else:  # the flop's own pair
+                    pr = f1
+                if ra != pr and rb != pr:
                     made9 = 1
                 elif pr >= f0:
                     made9 = 2
