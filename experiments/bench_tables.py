@@ -29,6 +29,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from experiments.bench_exploit import _parse
+
 GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
 
 
@@ -100,9 +102,7 @@ def main(argv=None):
           f"seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
     print(f"{'game':<12} {'simulate own':>13} {'shared':>8} {'x':>6} {'built-in':>9} "
           f"{'fit own':>9} {'shared':>8} {'x':>6}")
-    for spec in args.games:
-        game, _, p = spec.partition(":")
-        P = int(p or 6)
+    for game, P in _parse(args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
         so, ss, fo, fs = b[("simulate", False)], b[("simulate", True)], b[("fit", False)], b[("fit", True)]
         print(f"{game + ':' + str(P):<12} {so:>12.1f}s {ss:>7.1f}s {so / ss:>6.2f} {b[('builtin', True)]:>8.1f}s "
