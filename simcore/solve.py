@@ -98,6 +98,7 @@ class MixedTable:
         self.abstraction = abstraction
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
         self.fallback = fallback  # (label, fn)
+        self._fallback_pure = is_pure(fallback[1])
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
         self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
 
@@ -111,7 +112,7 @@ class MixedTable:
         out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
         draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start)
         if miss.any():
-            fb = ask_policy(self.fallback[1], obs, rng, is_pure(self.fallback[1]))
+            fb = ask_policy(self.fallback[1], obs, rng, self._fallback_pure)
             out[miss] = fb[miss]
         return out
 

@@ -392,7 +392,7 @@ class TablePolicy:
             self.fallback_spec = None
         self.fallback = fallback
         self._fallback_pure = is_pure(fallback)
-        pure = not self.mixed and is_pure(fallback)
+        pure = not self.mixed and self._fallback_pure
         self.pure = pure
         if pure:
             with_traits(self, pure=True)

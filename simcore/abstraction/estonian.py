@@ -107,8 +107,8 @@ def _kernel(hand, flop, level, first, out, canon, multi3, flush_ids, rank_group)
         code = 0
         coarse = 0
         for k in range(3):
-            a = hand[i, order[(k + 1) % 3]] if k == 0 else hand[i, order[0]]
-            b = hand[i, order[2]] if k != 2 else hand[i, order[1]]
+            a = hand[i, order[1]] if k == 0 else hand[i, order[0]]  # the two cards action k keeps
+            b = hand[i, order[1]] if k == 2 else hand[i, order[2]]
             ra, rb, sa, sb = a >> 2, b >> 2, a & 3, b & 3
             # most cards of one suit among the kept pair and the flop
             m = max(fmax, sc[sa] + 1 + (sb == sa), sc[sb] + 1 + (sa == sb))
