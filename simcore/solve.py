@@ -161,9 +161,10 @@ def _rebuild_mixed(source, packed, fallback_label):
 
 
 SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "init", "deals", "eval_deals",
-            "passes", "min_visits", "confidence", "block_size", "validate", "method", "measure_every")
+            "passes", "min_visits", "confidence", "block_size", "validate", "method", "measure_every",
+            "start_weight")
 CFR_ARRAYS = ("regret", "sum", "sum_start")
-SETTING_DEFAULTS = {"method": "fp"}
+SETTING_DEFAULTS = {"method": "fp", "start_weight": 1}
 METHODS = ("fp", "cfr")
 ALGORITHMS = {"fp": "fictitious play", "cfr": "sampled CFR+ (linear averaging)"}
 
@@ -208,6 +209,7 @@ class SolveResult:
     starts: dict = dc_field(default_factory=dict)  # {decision: (n_buckets,)}: the start shares kept
     method: str = "fp"
     validate: bool = False
+    start_weight: int = 1
 
     LABEL = "lower bound on exploitability (one seat's best-response gain)"
 
@@ -326,7 +328,7 @@ def _norm(x):
 
 
 def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarray, choices: np.ndarray,
-           start: np.ndarray | None = None):
+           start: np.ndarray | None = None, start_weight: int = 1):
     """Mix one BR into one decision's average, in place; returns the visit-weighted share of
     probability mass moved.
 
@@ -342,6 +344,10 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
       bucket loses nothing of what it reads;
     - without it (a checkpoint of an older pvsim) as the start's share of each action in the
       bucket during the fit (``choices``), which is what a plain table row can hold.
+
+    ``start_weight`` is how many terms the start counts for: 1 (the default) keeps half of it at
+    the first departure; 0 is the textbook average of BRs alone, so a row's first departure
+    replaces the start outright (and a row the BRs kept, which holds the start, counts one term).
     """
     rows = np.flatnonzero(visits)
     if len(rows) == 0:
@@ -352,7 +358,7 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
     if held:
         empty &= start[rows] == 0
     lazy = rows[empty & (b < 0)]
-    weight[lazy] = np.maximum(weight[lazy], 1) + 1
+    weight[lazy] = np.maximum(weight[lazy], start_weight) + 1
     fresh = rows[empty & (b >= 0)]
     if len(fresh):
         if held:
@@ -361,7 +367,7 @@ def update(avg: np.ndarray, weight: np.ndarray, br: np.ndarray, visits: np.ndarr
             c = choices[fresh].astype(np.float64)
             s = c.sum(axis=1, keepdims=True)
             avg[fresh] = np.where(s > 0, c / np.maximum(s, 1), 1.0 / avg.shape[1])
-        weight[fresh] = np.maximum(weight[fresh], 1)
+        weight[fresh] = np.maximum(weight[fresh], start_weight)
     live = ~(empty & (b < 0))
     moved = np.zeros(len(rows))
     if live.any():
@@ -398,7 +404,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
           options=None, init=None, passes: int = 1, min_visits: int | None = None, confidence: float | None = None,
           block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
           out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False,
-          method: str = "fp", measure_every: int | None = None) -> SolveResult:
+          method: str = "fp", measure_every: int | None = None, start_weight: int = 1) -> SolveResult:
     """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
 
     Parameters
@@ -418,6 +424,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     confidence : the BR's departure test (default 0.5, not exploit's 0.95: see DEFAULT_CONFIDENCE).
     validate : each BR keeps only the departures that held-out fitting blocks confirm (exploit's
         ``validate``): fewer noise-chosen departures for the average to mix in.
+    start_weight : fp: the terms the starting policy counts for in each row's average (default 1:
+        a row's first departure takes half the row; 0: the average of the BRs alone, so the first
+        departure takes all of it, for a stage that starts from a solved table).
     method : "fp" (fictitious play, above) or "cfr": sampled counterfactual regret minimisation
         (:func:`_cfr_iteration`; CFR+ regrets, linearly weighted average), which measures the
         average table every ``measure_every`` iterations (default: the player count) and at the end.
@@ -454,6 +463,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if measure_every is not None:
         measure_every = check_whole(measure_every, 1, "measure_every must be a positive integer")
+    start_weight = check_whole(start_weight, 0, "start_weight must be a whole number, 0 or more")
+    if start_weight != 1 and method != "fp":
+        raise ValueError(f"start_weight is fictitious play's (method 'fp'); method {method!r} got {start_weight}")
     v = _variant(game, options)
     v.check_players(n_players)
     P = int(n_players)
@@ -480,6 +492,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     if validate:  # only when on: checkpoints made before the option resume as they did
         settings["validate"] = True
     settings["method"] = method
+    if start_weight != 1:  # only when set: checkpoints made before the option resume as they did
+        settings["start_weight"] = start_weight
     if method == "cfr":
         measure_every = P if measure_every is None else measure_every
         settings["measure_every"] = measure_every
@@ -513,7 +527,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             nxt, entry, was = step(v, P, state, t, K, absts, abstraction, by_name, init_seat, source, deals,
                                    eval_deals, seed, block_size, run, progress,
                                    measure=method == "fp" or (t + 1) % measure_every == 0 or t + 1 == iterations,
-                                   min_visits=min_visits, passes=passes, confidence=confidence, validate=validate)
+                                   min_visits=min_visits, passes=passes, confidence=confidence, validate=validate,
+                                   start_weight=start_weight)
             if entry is not None:
                 entry["seconds"] = time.perf_counter() - t0
             # one assignment: an interruption leaves the state of one iteration boundary or the next
@@ -532,7 +547,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
                          list(state.log), tables, stopped, target, table_measured=kept_measured,
                          starts={d: x for d, x in (starts or {}).items() if x.any()}, method=method,
-                         validate=bool(validate))
+                         validate=bool(validate), start_weight=start_weight)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
@@ -545,7 +560,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
 
 
 def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
-                  seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate):
+                  seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate,
+                  start_weight=1):
     """One iteration of fictitious play for seat ``K`` (every iteration is measured: the BR it mixes
     in is the one it measures); returns (the next state, the log entry, (average, start shares)
     measured). The update works on copies: the next state holds the updated average (what the
@@ -572,7 +588,8 @@ def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, in
     total, moved = 0.0, 0.0
     for d in decisions:
         if d in visits:
-            m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d], None if start is None else start[d])
+            m = update(avg[d], weight[d], r.tables[K][d], visits[d], choices[d], None if start is None else start[d],
+                       start_weight)
             n_vis = float(visits[d].sum())
             entry["moved_by_decision"][d] = m
             moved, total = moved + m * n_vis, total + n_vis
@@ -595,7 +612,8 @@ MEASURE_TAG = 0x4D454153  # "MEAS": CFR's measuring BR fits on other deals than 
 
 
 def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
-                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate):
+                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate,
+                   start_weight=1):
     """One iteration of sampled CFR for seat ``K``; returns (the next state, the log entry or None,
     (average, start shares) measured or None).
 
@@ -682,7 +700,8 @@ def table_meta(result: SolveResult) -> dict:
             "measured_iteration": last.get("iteration"),
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
                          if last and result.table_measured else None),
-            **({"validate": True} if result.validate else {})}
+            **({"validate": True} if result.validate else {}),
+            **({"start_weight": result.start_weight} if result.start_weight != 1 else {})}
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:

@@ -36,6 +36,26 @@ def test_without_start_shares_the_update_is_as_before():
     assert np.allclose(avg, [[0.45, 0.05, 0.5]])  # the start's choice shares, then the BR at 1/2
 
 
+def test_a_start_of_weight_zero_gives_the_row_to_the_first_departure():
+    """start_weight=0: the textbook average of BRs alone. A row's first departure replaces the start
+    outright; the next one halves it; a row the BRs kept holds the start, which counts one term."""
+    avg = np.zeros((3, 3))
+    weight = np.zeros(3, np.int64)
+    start = np.zeros(3)
+    choices = np.array([[5, 5, 0], [9, 1, 0], [0, 0, 0]])
+    update(avg, weight, np.array([2, -1, -1]), np.array([10, 10, 0]), choices, start, start_weight=0)
+    assert avg[0].tolist() == [0, 0, 1] and start[0] == 0 and weight.tolist() == [1, 1, 0]
+    assert not avg[1].any() and start[1] == 0  # kept: still empty, the start plays it
+    update(avg, weight, np.array([1, 1, -1]), np.array([10, 10, 0]), choices, start, start_weight=0)
+    assert np.allclose(avg[0], [0, 0.5, 0.5]) and start[0] == 0
+    assert np.allclose(avg[1], [0, 0.5, 0]) and np.isclose(start[1], 0.5)
+    assert np.allclose(avg.sum(axis=1) + start, [1, 1, 0])
+    # without start shares too (a checkpoint of an older pvsim): the first departure takes the row
+    a, w = np.zeros((1, 3)), np.zeros(1, np.int64)
+    update(a, w, np.array([2]), np.array([10]), np.array([[9, 1, 0]]), start_weight=0)
+    assert a.tolist() == [[0, 0, 1]]
+
+
 def _tables(tmp_path, start_share):
     from simcore.abstraction import get_abstraction
     from strategies.table import save_table
