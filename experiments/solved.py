@@ -874,8 +874,7 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
                      deals_per_iteration=s["deals_per_iteration"], eval_deals=s["eval_deals"], seed=s["seed"],
                      options=entry["options"] or None, init=init, passes=1, confidence=s["confidence"],
                      validate=bool(s.get("validate")), method=s.get("method") or "fp",
-                     measure_every=s.get("measure_every"),
-                     start_weight=1 if s.get("start_weight") is None else s["start_weight"],
+                     measure_every=s.get("measure_every"), start_weight=s.get("start_weight", 1),
                      executor=executor, workers=workers, out=out)
 
     later = record.get("refine") or []  # later solves over finer buckets, each from the previous table

@@ -52,6 +52,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field as dc_field
+from functools import partial
 
 import numpy as np
 
@@ -523,12 +524,11 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             t = state.iteration
             K = t % P
             t0 = time.perf_counter()
-            step = _cfr_iteration if method == "cfr" else _fp_iteration
+            step = _cfr_iteration if method == "cfr" else partial(_fp_iteration, start_weight=start_weight)
             nxt, entry, was = step(v, P, state, t, K, absts, abstraction, by_name, init_seat, source, deals,
                                    eval_deals, seed, block_size, run, progress,
                                    measure=method == "fp" or (t + 1) % measure_every == 0 or t + 1 == iterations,
-                                   min_visits=min_visits, passes=passes, confidence=confidence, validate=validate,
-                                   start_weight=start_weight)
+                                   min_visits=min_visits, passes=passes, confidence=confidence, validate=validate)
             if entry is not None:
                 entry["seconds"] = time.perf_counter() - t0
             # one assignment: an interruption leaves the state of one iteration boundary or the next
@@ -561,7 +561,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
 
 def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate,
-                  start_weight=1):
+                  start_weight):
     """One iteration of fictitious play for seat ``K`` (every iteration is measured: the BR it mixes
     in is the one it measures); returns (the next state, the log entry, (average, start shares)
     measured). The update works on copies: the next state holds the updated average (what the
@@ -612,8 +612,7 @@ MEASURE_TAG = 0x4D454153  # "MEAS": CFR's measuring BR fits on other deals than 
 
 
 def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
-                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate,
-                   start_weight=1):
+                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate):
     """One iteration of sampled CFR for seat ``K``; returns (the next state, the log entry or None,
     (average, start shares) measured or None).
 
