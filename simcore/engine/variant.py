@@ -69,7 +69,9 @@ class Obs:
 
     ``shape`` holds ints and expressions in ``n`` (deals in the block) and
     ``P`` (players): ``Obs("hand", "int8", ("n", 3), "the seat's cards")``,
-    ``Obs("mucked", "int8", ("n", "2*P"))``.
+    ``Obs("mucked", "int8", ("n", "2*P"))``. An int8 field holds cards (-1: none)
+    unless it says ``cards=False`` (counts, actions, masks): reports show card
+    fields as cards and the others as numbers.
     Every observation also has ``legal`` (n, n_actions) bool and the scalars
     ``seat``, ``n_players``, ``decision``, ``variant`` and ``round``, which
     need no declaring. :func:`simcore.testing.check_variant` checks that what
@@ -80,6 +82,11 @@ class Obs:
     dtype: str
     shape: tuple
     help: str = ""
+    cards: bool | None = None  # None: an int8 field holds cards, any other does not
+
+    @property
+    def holds_cards(self) -> bool:
+        return self.dtype == "int8" if self.cards is None else bool(self.cards)
 
     def expected_shape(self, n: int, n_players: int) -> tuple:
         """The shape with ``n`` and ``P`` filled in ("2*P" may be written too)."""

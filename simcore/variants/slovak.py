@@ -396,8 +396,8 @@ def _decision(name: str, when: str) -> Decision:
 
 
 _OBS = (Obs("up", "int8", ("n", "P", 2)), Obs("mucked", "int8", ("n", "2*P")), Obs("board", "int8", ("n", 3)),
-        Obs("history", "int8", ("n", "P")), Obs("round1", "int8", ("n", "P")),
-        Obs("downs_left", "int8", ("n", "P")), Obs("in_sight", "uint64", ("n",)))
+        Obs("history", "int8", ("n", "P"), cards=False), Obs("round1", "int8", ("n", "P"), cards=False),
+        Obs("downs_left", "int8", ("n", "P"), cards=False), Obs("in_sight", "uint64", ("n",)))
 
 
 class SlovakDoubleBarrel(Variant):

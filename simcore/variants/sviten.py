@@ -627,12 +627,12 @@ class SvitenSpecial(Variant):
         Decision(DRAW, N_DRAWS, tuple(_mask_name(m) for m in range(N_DRAWS)),
                  "after the flop, in seat order: which of the five cards to throw (0 to 5)", _DRAW_OBS,
                  obs=(Obs("hand", "int8", ("n", HAND)), Obs("board", "int8", ("n", FLOP)),
-                      Obs("thrown", "int8", ("n", "P")))),
+                      Obs("thrown", "int8", ("n", "P"), cards=False))),
         Decision(OPEN, 2, ("keep", "refuse"),
                  "One Open: keep the card served face up after throwing one, or refuse it and take "
                  "the next card face down", _OPEN_OBS,
-                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("mask", "int8", ("n",)), Obs("open_card", "int8", ("n",)),
-                      Obs("board", "int8", ("n", FLOP)), Obs("thrown", "int8", ("n", "P")),
+                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("mask", "int8", ("n",), cards=False), Obs("open_card", "int8", ("n",)),
+                      Obs("board", "int8", ("n", FLOP)), Obs("thrown", "int8", ("n", "P"), cards=False),
                       Obs("open_cards", "int8", ("n", "P")), Obs("refused", "bool", ("n", "P")))),
     )
     hands = ("own five", "omaha")

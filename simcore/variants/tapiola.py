@@ -339,7 +339,7 @@ def _discard_decision(h: int, lowball: bool) -> Decision:
 
 def _obs_fields(h: int, last: bool = False) -> tuple:
     return (Obs("hand", "int8", ("n", h)), Obs("held", "bool", ("n", h)), Obs("centre", "int8", ("n",)),
-            Obs("towers", "int8", ("n", 6)), Obs("discards", "int8", ("n", N_ROUNDS))) + (
+            Obs("towers", "int8", ("n", 6)), Obs("discards", "int8", ("n", N_ROUNDS), cards=False)) + (
         (Obs("proposed", "int64", ("n",)),) if last else ())
 
 
