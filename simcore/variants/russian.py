@@ -564,7 +564,8 @@ class RussianHoldem(Variant):
                  "place the card just dealt on one of the seat's three hands with fewer than "
                  "four placed cards (12 rounds, in seat order)", _OBSERVATION, rounds=ROUNDS,
                  obs=(Obs("flop", "int8", ("n", FLOP)), Obs("up", "int8", ("n", "P", N_HANDS, PLACED_MAX - 1)),
-                      Obs("placed", "int8", ("n", "P", N_HANDS), cards=False), Obs("n_down", "int8", ("n", "P", N_HANDS), cards=False),
+                      Obs("placed", "int8", ("n", "P", N_HANDS), cards=False),
+                      Obs("n_down", "int8", ("n", "P", N_HANDS), cards=False),
                       Obs("own_down", "int8", ("n", N_HANDS)), Obs("card", "int8", ("n",)),
                       Obs("history", "int8", ("n", ROUNDS, "P"), cards=False))),
     )

@@ -631,7 +631,8 @@ class SvitenSpecial(Variant):
         Decision(OPEN, 2, ("keep", "refuse"),
                  "One Open: keep the card served face up after throwing one, or refuse it and take "
                  "the next card face down", _OPEN_OBS,
-                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("mask", "int8", ("n",), cards=False), Obs("open_card", "int8", ("n",)),
+                 obs=(Obs("hand", "int8", ("n", HAND)), Obs("mask", "int8", ("n",), cards=False),
+                      Obs("open_card", "int8", ("n",)),
                       Obs("board", "int8", ("n", FLOP)), Obs("thrown", "int8", ("n", "P"), cards=False),
                       Obs("open_cards", "int8", ("n", "P")), Obs("refused", "bool", ("n", "P")))),
     )
