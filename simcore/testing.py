@@ -26,7 +26,7 @@ The promises, in the order they are checked:
 ``observations``
     what a strategy is shown is exactly each decision's declared fields
     (:class:`~simcore.engine.Obs`: key, dtype, shape) plus ``legal`` and the
-    scalars, read-only.
+    scalars, read-only; a card field holds cards 0..51 or -1.
 ``forced``
     forced actions are played: the actions of one random play, forced on the
     same cards under other strategies (every policy the game registered, so
@@ -353,6 +353,8 @@ class _Checker:
                     if not isinstance(x, np.ndarray) or x.dtype != np.dtype(o.dtype) or x.shape != shape:
                         got = f"{x.dtype} {x.shape}" if isinstance(x, np.ndarray) else type(x).__name__
                         self.fail(f"{where}: observation {k!r} is {got}; declared {o.dtype} {shape}")
+                    if o.holds_cards:
+                        self.check_cards(where, k, x)
                 if obs["_writeable"]:
                     self.fail(f"{where}: {obs['_writeable']} reached the strategy writeable")
                 for k, want in (("n_players", P), ("variant", v.name), ("decision", d.name)):
@@ -360,6 +362,16 @@ class _Checker:
                         self.fail(f"{where}: scalar {k} is {obs.get(k)!r}, expected {want!r}")
                 if not 0 <= int(obs["round"]) < d.rounds or not 0 <= int(obs["seat"]) < P:
                     self.fail(f"{where}: seat or round out of range")
+
+    def check_cards(self, where, key, x):
+        """A card field holds cards 0..51 (4*rank + suit) or -1. (A card may show twice: a field of
+        what each seat was served repeats a refused card dealt again from a reshuffled muck.)"""
+        flat = x.reshape(len(x), -1).astype(np.int64)
+        bad = np.argwhere((flat < -1) | (flat > 51))
+        if bad.size:
+            i, j = bad[0]
+            self.fail(f"{where}: observation {key!r} holds {int(flat[i, j])} in row {i}, which is no card "
+                      f"(cards are 0..51, -1 for none; a field of counts or actions says Obs(..., cards=False))")
 
     def own_lineups(self, P):
         """(label, lineup): every policy the game registered, each for every seat (the

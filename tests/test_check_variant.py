@@ -72,6 +72,15 @@ class Undeclared(TrumpPoints):
         return _play(self, cards, n_players, table, extra=True)
 
 
+class OneBased(TrumpPoints):
+    """Shows 'seen' with cards counted from 1 (a card 51 shows as 52)."""
+
+    name = "toy-one-based"
+
+    def play(self, cards, n_players, table):
+        return _play(self, cards, n_players, table, one_based=True)
+
+
 class Remembers(TrumpPoints):
     """Counts the blocks it played on the shared instance."""
 
@@ -102,7 +111,8 @@ class NoLayout(TrumpPoints):
         return 4 * n_players
 
 
-def _play(v, cards, n_players, table, peek=False, points=POINTS, fast=False, skip_round=None, extra=False):
+def _play(v, cards, n_players, table, peek=False, points=POINTS, fast=False, skip_round=None, extra=False,
+          one_based=False):
     """The toy's play, with one promise broken as asked."""
     n, P = cards.shape[0], n_players
     kept = np.empty((n, P, 2), np.int8)
@@ -124,6 +134,8 @@ def _play(v, cards, n_players, table, peek=False, points=POINTS, fast=False, ski
                 obs["left"] = cards[:, 4 * ((p + 1) % P)].copy()
             if extra:
                 obs["extra"] = np.zeros(n, np.int8)
+            if one_based:
+                obs["seen"] = np.where(seen >= 0, seen + 1, -1).astype(np.int8)
             if fast and table.trait(p, DISCARD, "discard_rule") == "lowest":
                 a = np.argmin(hands[p], axis=1).astype(np.int64)
                 if table.record:
@@ -175,6 +187,10 @@ def test_a_decision_never_taken_fails():
 
 def test_an_undeclared_observation_key_fails():
     _fails(Undeclared, "observations", "undeclared: ['extra']")
+
+
+def test_a_card_field_holding_no_card_fails_naming_the_value():
+    _fails(OneBased, "observations", "observation 'seen' holds 52", "which is no card", "cards=False")
 
 
 def test_alternatives_played_other_than_alone_fail():
