@@ -276,7 +276,7 @@ def main(argv=None) -> int:
                 print(f"{game} {P}p {a:6s} {field}: {r['gain']:+.5f} [{r['ci_low']:+.5f}, {r['ci_high']:+.5f}] "
                       f"({r['wall_s']:.0f} s)", flush=True)
                 rows = _merged(path, rows)  # another run may have added rows to the same file meanwhile
-                path.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+                path.write_text(json.dumps({"rows": rows}, indent=2) + "\n")
                 path.with_suffix(".md").write_text(_markdown(rows))
     path.with_suffix(".md").write_text(_markdown(rows))
     print(_markdown(rows))
