@@ -853,11 +853,23 @@ def record_of(entry: dict) -> Path:
     return ROOT / "results" / "solve" / f"bench_{entry['game']}_{entry['players']}.json"
 
 
+def stage_start(stage: dict) -> str:
+    """The table a later stage was solved from, as its ``init`` names it: ``init_table`` where the
+    record gives it, else the one file that the ``table:`` specs of ``init`` name."""
+    if stage.get("init_table"):
+        return stage["init_table"]
+    named = {part.split("table:", 1)[1] for part in str(stage.get("init") or "").split(",") if "table:" in part}
+    if len(named) != 1:
+        raise ValueError(f"a later stage's init {stage.get('init')!r} names {len(named)} tables, not one: "
+                         "give the one it started from as init_table in the record")
+    return named.pop()
+
+
 def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=None, bench=None) -> dict:
     """Re-solve the game with the settings of its record (:func:`record_of`, or ``bench``;
     those of ``settings`` replaced) and compare the table with the shipped one (every decision's
     probabilities). A record with ``refine`` (a later solve over finer buckets started from the
-    previous stage's table, ``refine.solve.init_table``; or a list of them, in order) re-solves
+    previous stage's table, :func:`stage_start`; or a list of them, in order) re-solves
     every stage, each from the previous one's new table (``<game>_<P>_stage<k>.npz`` beside it)."""
     from simcore.solve import solve
 
@@ -879,13 +891,14 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
 
     later = record.get("refine") or []  # later solves over finer buckets, each from the previous table
     later = [later] if isinstance(later, dict) else list(later)
+    later = [st if "solve" in st else {"solve": st} for st in later]  # a stage's settings, or its bench report
 
     def out(k):
         return f"{stem}.npz" if k == 1 + len(later) else f"{stem}_stage{k}.npz"
 
     r = run(s, out(1), s["init"])
     for k, stage in enumerate(later, start=2):
-        prev = stage["solve"]["init_table"]  # the previous stage's table as this one's init names it
+        prev = stage_start(stage["solve"])  # the previous stage's table as this one's init names it
         r = run(stage["solve"], out(k), stage["solve"]["init"].replace(f"table:{prev}", f"table:{_rel(out(k - 1))}"))
     if later:
         summary = [{k: x[k] for k in ("iterations", "abstraction", "method")}

@@ -115,3 +115,27 @@ def test_ship_bundles_the_stages_and_names_the_record_that_re_solves_them(tmp_pa
     assert got.equals(want)
     record.write_text("{}")
     assert solved.record_of({"game": "slovak", "players": 6, "path": str(shipped)}) == record
+
+
+def test_a_stage_without_init_table_starts_from_the_one_table_its_init_names():
+    assert solved.stage_start({"init": "place=table:results/solve/fine256k/russian_3.npz"}) == \
+        "results/solve/fine256k/russian_3.npz"
+    both = "exchange1=table:a/one.npz,exchange2=table:a/one.npz"
+    assert solved.stage_start({"init": both}) == "a/one.npz"
+    assert solved.stage_start({"init": both, "init_table": "b/two.npz"}) == "b/two.npz"  # the record's word first
+    import pytest
+    with pytest.raises(ValueError, match="names 2 tables"):
+        solved.stage_start({"init": "exchange1=table:a.npz,exchange2=table:b.npz"})
+    with pytest.raises(ValueError, match="names 0 tables"):
+        solved.stage_start({"init": "pass=best-made"})
+
+
+def test_every_shipped_records_later_stages_name_where_they_started():
+    """Each refine stage of a committed bench record names one start table (what --full re-solves from)."""
+    from pathlib import Path
+
+    for bench in sorted((Path(solved.ROOT) / "results" / "solve").glob("bench_*.json")):
+        record = json.loads(bench.read_text())
+        later = record.get("refine") or []
+        for stage in [later] if isinstance(later, dict) else later:
+            assert solved.stage_start(stage.get("solve", stage)).endswith(".npz"), bench
