@@ -39,10 +39,33 @@ def _load(path):
     return tf
 
 
+_GAMES: dict = {}
+
+
+def _game(path) -> str | None:
+    """The game a table file was made for, from its header alone (its arrays, up to 85 MB a table
+    once inflated, are read only when that game is asked for); None if the header is unreadable
+    (loading the file then gives the clear error)."""
+    import json
+
+    import numpy as np
+
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _GAMES:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                _GAMES[key] = json.loads(str(z["header"])).get("game")
+        except Exception:  # noqa: BLE001 - load_table names what is wrong with the file
+            _GAMES[key] = None
+    return _GAMES[key]
+
+
 def shipped_tables(game: str | None = None) -> list:
-    """The shipped table files (loaded :class:`~strategies.table.TableFile`), of ``game`` or all."""
-    out = [_load(p) for p in _files()]
-    return [tf for tf in out if game is None or tf.game == game]
+    """The shipped table files (loaded :class:`~strategies.table.TableFile`), of ``game`` or all;
+    another game's tables are not loaded."""
+    paths = [p for p in _files() if game is None or _game(p) in (game, None)]
+    return [tf for tf in map(_load, paths) if game is None or tf.game == game]
 
 
 def exploitability(tf) -> str:

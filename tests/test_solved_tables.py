@@ -110,3 +110,17 @@ def test_solved_plays_from_any_working_directory(name, tmp_path, monkeypatch):
         fb = tf.header.get("fallback", {}).get(d, "")
         if fb.startswith("table:"):  # relative, and beside the table
             assert not os.path.isabs(fb[6:]) and os.path.exists(os.path.join(TABLES_DIR, fb[6:])), fb
+
+
+def test_one_games_solved_tables_are_found_without_loading_the_others(monkeypatch):
+    """Another game's tables (up to 85 MB each once inflated) are not read to play this one."""
+    import strategies.solved as solved_mod
+    import strategies.table as table_mod
+
+    real, read = table_mod.load_table, []
+    monkeypatch.setattr(solved_mod, "_LOADED", {})
+    monkeypatch.setattr(table_mod, "load_table", lambda path: read.append(os.path.basename(path)) or real(path))
+    tapiola = shipped_tables("tapiola")
+    assert [(tf.game, tf.n_players) for tf in tapiola] == [("tapiola", 6)]
+    assert read == ["tapiola-6p.npz"]
+    assert sorted((tf.game, tf.n_players) for tf in shipped_tables()) == sorted(SHIPPED.values())
