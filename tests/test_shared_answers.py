@@ -99,7 +99,7 @@ def test_a_best_response_to_the_chain_is_the_same_with_and_without_shared_answer
         assert np.array_equal(shared.tables[0][d], plain.tables[0][d])
 
 
-@pytest.mark.parametrize("game,P", [("slovak", 6), ("tapiola", 6), ("sviten", 6), ("russian", 4)])
+@pytest.mark.parametrize("game,P", [("slovak", 6), ("tapiola", 6), ("sviten", 6), ("russian", 4), ("russian", 3)])
 def test_every_shipped_chain_plays_the_same_with_and_without_shared_answers(game, P, monkeypatch):
     seen = collect(game, P, n=2000, seed=7, policy="random")
     shared = {}
@@ -209,3 +209,23 @@ def test_every_coarsening_a_game_declares_holds(seen):
                     own_b, own_c = a.kernel(plain, r)
                     assert np.array_equal(b, own_b) and np.array_equal(c, own_c), (game, d, a.name)
     assert found >= 2
+
+
+def test_buckets_are_read_once_per_observation_that_shares_answers():
+    """Russian's shipped 3-player chain holds two tables over the fine buckets: the second asker gets
+    the first one's buckets, and an observation already read whole gives its buckets without a read."""
+    from dataclasses import replace
+
+    seen = collect("russian", 3, n=400, seed=2, policy="random")
+    obs = seen["place"][5]
+    a = abstraction.get_abstraction("russian", "place", 3, "fine")
+    reads = []
+    counted = replace(a, bucket_kernel=lambda o, r: reads.append(r) or a.bucket_kernel(o, r))
+    plain = counted.buckets(obs)
+    assert len(reads) == 1 and np.array_equal(plain, a.observe(obs)[0])
+    shared = abstraction.with_answers(obs)
+    first = counted.buckets(shared)
+    assert counted.buckets(shared) is first and len(reads) == 2  # the second ask: no read
+    whole = abstraction.with_answers(obs)
+    counted.observe(whole)
+    assert np.array_equal(counted.buckets(whole), first) and len(reads) == 2  # from observe's answer

@@ -94,10 +94,21 @@ class Abstraction:
         return got
 
     def buckets(self, obs: dict, round: int | None = None) -> np.ndarray:
-        """The bucket id of each row, in ``[0, n_buckets)``."""
-        if self.bucket_kernel is not None:
-            return self.bucket_kernel(obs, int(obs.get("round", 0) if round is None else round))
-        return self.observe(obs, round)[0]
+        """The bucket id of each row, in ``[0, n_buckets)``; with a ``bucket_kernel``, read once per
+        observation that carries shared answers (a chain of tables over the same buckets reads them
+        once), or taken from :meth:`observe`'s answer where it was read already."""
+        if self.bucket_kernel is None:
+            return self.observe(obs, round)[0]
+        r = int(obs.get("round", 0) if round is None else round)
+        if ANSWERS not in obs or not _hashable(self.key):
+            return self.bucket_kernel(obs, r)
+        mine = self._memo_key(self.name + " buckets", r)
+        got = recall(obs, mine)
+        if got is None:
+            whole = recall(obs, self._memo_key(self.name, r))
+            got = whole[0] if whole is not None else self.bucket_kernel(obs, r)
+            remember(obs, mine, got)
+        return got
 
     def observe_rows(self, obs: dict, rows: np.ndarray, round: int | None = None):
         """:meth:`observe` of the rows ``rows`` (an index array) alone: the same buckets and
