@@ -8,7 +8,8 @@ from hypothesis import settings
 
 # No per-example deadline: a property test checks what holds, not how fast; on a loaded 2-core
 # machine the default 200 ms deadline failed test_round_trip_mixed_spelling once (CI run beside a
-# solve, fourteenth session). Speed is measured in the benchmarks.
+# solve, fourteenth session). Speed is measured in the benchmarks. This profile is the one place it
+# is set for every property test.
 settings.register_profile("pvsim", deadline=None)
 settings.load_profile("pvsim")
 

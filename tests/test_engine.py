@@ -16,7 +16,7 @@ from simcore.engine.stats import PairedStats, SeatStats
 # -- dealing ----------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.lists(st.integers(0, 51), unique=True, max_size=10), st.integers(1, 30), st.integers(0, 2**32))
 def test_deal_keeps_known_cards_and_never_repeats_a_card(fixed, n_slots, seed):
     n_slots = max(n_slots, len(fixed))

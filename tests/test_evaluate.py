@@ -636,7 +636,7 @@ def test_engine_path_skips_the_check_but_gives_the_same_values():
 
 # --- properties ------------------------------------------------------------------------------
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(k=st.sampled_from([5, 6, 7]), data=st.data(), suits=st.permutations(range(4)))
 def test_high_invariant_under_order_and_suit_relabelling(k, data, suits):
     cards = np.array(data.draw(cards_strategy(k)), np.int8)
@@ -647,7 +647,7 @@ def test_high_invariant_under_order_and_suit_relabelling(k, data, suits):
     assert evaluate_hands(relabel_suits(cards[order], suits))[0] == v
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(k=st.sampled_from([5, 6]), data=st.data(), suits=st.permutations(range(4)))
 def test_low_invariant_under_order_and_suit_relabelling(k, data, suits):
     cards = np.array(data.draw(cards_strategy(k)), np.int8)
@@ -657,7 +657,7 @@ def test_low_invariant_under_order_and_suit_relabelling(k, data, suits):
     assert evaluate_low_a6(cards[order])[0] == v
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(k=st.sampled_from([4, 5]), data=st.data(), suits=st.permutations(range(4)))
 def test_omaha_invariant_under_order_and_suit_relabelling(k, data, suits):
     cards = np.array(data.draw(cards_strategy(k + 5)), np.int8)
@@ -669,7 +669,7 @@ def test_omaha_invariant_under_order_and_suit_relabelling(k, data, suits):
     assert evaluate_omaha(hole[ph], board[pb])[0] == v
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(cards=cards_strategy(7))
 def test_best_of_seven_is_max_of_the_21_fives(cards):
     cards = np.array(cards, np.int8)

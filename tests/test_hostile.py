@@ -509,7 +509,7 @@ def _clear(e: Exception) -> None:
     assert str(e).strip(), "an error without a message"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(alphabet=CARD_CHARS, max_size=24))
 def test_parse_cards_text_property(text):
     try:
@@ -522,7 +522,7 @@ def test_parse_cards_text_property(text):
     assert parse_cards(format_cards(cards)).tolist() == cards.tolist()  # the right cards
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.one_of(GARBAGE, st.lists(GARBAGE, max_size=6), st.lists(st.integers(-5, 60), max_size=8)))
 def test_parse_cards_garbage_property(x):
     try:
@@ -535,7 +535,7 @@ def test_parse_cards_garbage_property(x):
         assert all(type(c) is int for c in x) and cards.tolist() == x  # ints come back as given
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(GARBAGE)
 def test_describe_hand_property(x):
     try:
@@ -546,7 +546,7 @@ def test_describe_hand_property(x):
     assert isinstance(text, str) and text
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([np.int8, np.int16, np.int64, np.uint8, np.float64, np.bool_]),
        st.lists(st.integers(-300, 300), min_size=7, max_size=11),
        st.floats(-2, 60))
@@ -571,7 +571,7 @@ def test_known_slots_property(dtype, values, fractional):
     assert len(set(fixed.tolist())) == fixed.size
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.integers(0, 4), st.integers(3, 8), st.sampled_from([np.int8, np.int16, np.int64, np.float64]),
        st.integers(0, 2**32 - 1), st.booleans())
 def test_evaluate_hands_property(n, k, dtype, seed, valid):

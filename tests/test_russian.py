@@ -387,7 +387,7 @@ def test_opponents_face_down_cards_never_reach_a_strategy():
     assert not np.array_equal(out_a.payoffs, out_b.payoffs)  # the showdown did change
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=12)
 @given(st.integers(2, 4), st.integers(0, 2**31), st.sampled_from(
     ["random", "first-open", "by-rank", "best-gain", "two-and-dump", "fight-weak", "conceal"]))
 def test_every_player_ends_with_three_five_card_hands(P, seed, name):

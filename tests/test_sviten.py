@@ -711,7 +711,7 @@ def test_rollout_plays_the_draw_and_refuses_an_open_card_from_a_recycled_stub():
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(P=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
        masks=st.lists(st.integers(0, 31), min_size=9, max_size=9),
        opens=st.lists(st.integers(0, 1), min_size=9, max_size=9))
