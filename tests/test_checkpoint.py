@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import pytest
+from waiting import LOADED_WAIT_S, wait_until, why_not  # tests/waiting.py
 
 import simcore
 import strategies
@@ -65,25 +66,18 @@ def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_numbers(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "simcore.cli", *args, "--workers", "1", "--executor", "threads",
                              "--checkpoint", str(path), "--checkpoint-every", "0.05"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    # Generous: on a loaded machine (CI niced beside a solve) start-up and compiling took over the
-    # 120 s this once allowed, and the kill came before any checkpoint. The wait ends as soon as the
-    # first checkpoint lands, so a quiet machine still takes a second or two.
-    wait_s = 900
     try:
-        deadline = time.monotonic() + wait_s
-        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        written = path.exists()
+        written = wait_until(path.exists, proc, poll=0.01)  # ends at the first checkpoint
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         _, err = proc.communicate()
     assert proc.returncode == -signal.SIGKILL, err.decode()
-    assert written, f"the run wrote no checkpoint in {wait_s} s"
+    assert written, f"no checkpoint in {LOADED_WAIT_S} s"
     saved = ckpt.read(path)
     assert 0 < saved["next_block"] < n // bs and not saved["finished"]  # killed mid-run
 
     out = subprocess.run([sys.executable, "-m", "simcore.cli", *args, "--workers", "2", "--resume", str(path)],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=wait_s)
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=LOADED_WAIT_S)
     assert out.returncode == 0, out.stderr
     resumed = json.loads(out.stdout)
     whole = simulate("slovak", 4, n, seed=7, block_size=bs, progress=False).to_dict()
@@ -287,11 +281,7 @@ def test_a_second_run_on_the_same_new_file_is_refused_at_once(tmp_path):
     first = subprocess.Popen([sys.executable, "-m", "simcore.cli", *slow, "--checkpoint", str(path)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 900  # ends when the lock appears; long only on a loaded machine
-        while not os.path.exists(lock) and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert first.poll() is None, first.stderr.read().decode()
-        assert os.path.exists(lock), "the first run took no lock in 900 s"
+        assert wait_until(lambda: os.path.exists(lock), first), why_not(first, "lock")
         t = time.monotonic()
         second = _cli([*slow, "--checkpoint", str(path)])
         assert second.returncode == 2, second.stderr

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import pytest
+from waiting import wait_until, why_not  # tests/waiting.py
 
 import strategies
 from simcore import analyze, compare, simulate
@@ -390,12 +391,9 @@ def _finish(proc, timeout=60):
     return out, err
 
 
-def _first_checkpoint(proc, ckpt, timeout=900) -> None:  # ends at the first checkpoint; long only under load
+def _first_checkpoint(proc, ckpt) -> None:
     """Wait until the script's run has saved its first checkpoint (it has merged blocks)."""
-    deadline = time.monotonic() + timeout
-    while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert ckpt.exists(), proc.stderr.read() if proc.poll() is not None else f"no block merged in {timeout} s"
+    assert wait_until(ckpt.exists, proc, poll=0.05), why_not(proc, "checkpoint (no block merged)")
 
 
 def _result(out: str, err: str) -> list[str]:
@@ -439,9 +437,8 @@ def test_ctrl_c_under_processes_keeps_every_block_a_worker_finished(tmp_path):
     import signal
 
     proc = _script(tmp_path, "gap.py", GAP_SCRIPT, "processes")
-    deadline = time.monotonic() + 900  # ends when the 12 tasks are done; long only on a loaded machine
-    while len(list(tmp_path.glob("done_*"))) < 12 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
+    twelve = wait_until(lambda: len(list(tmp_path.glob("done_*"))) >= 12, proc)  # the 12 tasks are done
+    assert twelve, why_not(proc, "12 finished tasks")
     time.sleep(0.2)  # the main process collects the finished tasks
     assert sorted(int(p.name[5:]) for p in tmp_path.glob("done_*")) == list(range(4, 16))
     os.killpg(proc.pid, signal.SIGINT)
@@ -575,12 +572,12 @@ def test_the_parent_watch_ends_a_process_whose_parent_ended():
     code = ("import os, sys, time; from simcore.engine.executors import watch_parent; "
             "watch_parent(int(sys.argv[1]), poll=0.05); time.sleep(30); print('still here')")
     parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"])
-    t = time.monotonic()
     child = subprocess.run([sys.executable, "-c", code, str(parent.pid)], capture_output=True, text=True,
-                           timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))
+                           timeout=600, env=dict(os.environ, PYTHONPATH=ROOT))
     parent.wait()
+    # Ended by the watch, not by its 30 s sleep running out: that would print 'still here' and exit 0.
+    # (No wall-clock bound: on a loaded machine Python's start-up alone can take seconds.)
     assert child.stdout == "" and child.stderr == "" and child.returncode == 1
-    assert time.monotonic() - t < 15
 
 
 @pytest.mark.parametrize("address, words", [
@@ -602,15 +599,21 @@ def test_good_scheduler_addresses_pass(address):
 def test_a_bad_scheduler_on_the_cli_is_one_line_at_once():
     """Before: the right error, then a 20 s hang and a Client.__del__ traceback."""
     pytest.importorskip("distributed", reason='dask is not installed (pip install "pvsim[dask]")')
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    # The hang was 20 s on top of start-up, so the bound is start-up measured just before (importing
+    # what the CLI imports, on this machine under its present load) plus 10 s, not a fixed figure:
+    # beside a solve the start-up alone once took over 15 s.
+    t = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import distributed, simcore.cli"], check=True, timeout=600, env=env)
+    start_up = time.monotonic() - t
     t = time.monotonic()
     out = subprocess.run([sys.executable, "-m", "simcore.cli", "simulate", "holdem", "--players", "2", "--deals",
-                          "1000", "--scheduler", "notaurl"], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, PYTHONPATH=ROOT))
+                          "1000", "--scheduler", "notaurl"], capture_output=True, text=True, timeout=600, env=env)
     took = time.monotonic() - t
     assert out.returncode == 2
     assert "missing port number in the Dask scheduler address 'notaurl'" in out.stderr
     assert "Traceback" not in out.stderr and "__del__" not in out.stderr, out.stderr
-    assert took < 15, took  # the start-up of Python and pvsim; no 20 s wait for a Client to close
+    assert took < start_up + 10, (took, start_up)  # no 20 s wait for a Client to close
 
 
 TRAP_SCRIPT = """
