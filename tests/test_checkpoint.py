@@ -282,6 +282,7 @@ def test_a_second_run_on_the_same_new_file_is_refused_at_once(tmp_path):
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     try:
         assert wait_until(lambda: os.path.exists(lock), first), why_not(first, "lock")
+        assert first.poll() is None, first.stderr.read().decode()  # it holds the lock while it runs
         t = time.monotonic()
         second = _cli([*slow, "--checkpoint", str(path)])
         assert second.returncode == 2, second.stderr
