@@ -179,6 +179,37 @@ def test_pure_trait(tmp):
     assert resolve("estonian", "pass", f"table:{p}")[1] is not fn
 
 
+def test_a_chain_longer_than_the_cache_is_read_once_and_shared_by_every_seat(tmp, monkeypatch):
+    # Six files, each falling back to the next (more than the few the cache keeps): resolving
+    # both decisions for every seat reads each file once, and every seat plays one object per
+    # decision. Before, the chain evicted its own head: each seat rebuilt it, 7x the time and
+    # memory of a judge over a 5-file Slovak chain.
+    import strategies.table as T
+
+    v = get_variant("estonian")
+    names = [tmp / f"c{i}.npz" for i in range(6)]
+    for i, p in enumerate(names):
+        fb = f"table:{names[i + 1]}" if i + 1 < len(names) else "highest"
+        t = np.full(get_abstraction(v, "pass", 6, "coarse").n_buckets, -1, np.int64)
+        t[i::6] = 1  # each file answers a sixth of the buckets, the rest fall through
+        save_table(p, game="estonian", options={}, n_players=6, abstraction="coarse", tables={"pass": t},
+                   fallback={"pass": fb})
+    assert T._KEEP_FILES < len(names)
+    reads = []
+    real = T.load_table
+    monkeypatch.setattr(T, "load_table", lambda path: reads.append(os.fspath(path)) or real(path))
+    lu = lineup(v, 6, None, f"pass=table:{names[0]}")
+    assert sorted(reads) == sorted(map(os.fspath, names))
+    again = resolve(v, "pass", f"table:{names[0]}")[1]
+    assert len(reads) == len(names)  # found again, not read again
+    chain, fn = [], again
+    while hasattr(fn, "fallback"):
+        chain.append(fn)
+        fn = fn.fallback
+    assert [c.file.path for c in chain] == list(map(os.fspath, names))
+    assert {id(seat["pass"][1]) for seat in lu[1:]} == {id(again)}
+
+
 @pytest.mark.parametrize("what,make,message", [
     ("game", lambda p: simulate("slovak", 6, 100, hero=f"table:{p}", **SMALL), "made for estonian, not slovak"),
     ("players", lambda p: simulate("estonian", 4, 100, hero=f"table:{p}", **SMALL), "made for 6 players, not 4"),
