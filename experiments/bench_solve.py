@@ -71,7 +71,11 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
               resume=f"{stem}.ckpt" if args.resume and os.path.exists(f"{stem}.ckpt") else None,
               out=f"{stem}.npz", callback=cb)
     log = [{**e, **t} for e, t in zip(r.log[-len(timing):] if timing else [], timing)]
-    return {"iterations": r.iterations, "stopped": r.stopped, "abstraction": r.abstraction,
+    note = r.kept_note()
+    if note is not None:
+        print(f"  {game} {P}p: {note}", flush=True)
+    return {"iterations": r.iterations, "stopped": r.stopped,
+            **({"brs_in_table": r.brs_in_table} if r.brs_in_table is not None else {}), "abstraction": r.abstraction,
             "deals_per_iteration": args.deals, "eval_deals": args.eval_deals, "seed": args.seed, "init": r.init,
             "confidence": args.confidence, "validate": args.validate, "method": args.method,
             "measure_every": args.measure_every, "start_weight": args.start_weight,

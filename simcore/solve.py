@@ -222,6 +222,32 @@ class SolveResult:
     def last(self) -> dict | None:
         return self.log[-1] if self.log else None
 
+    @property
+    def brs_in_table(self) -> int | None:
+        """Fictitious play: how many BRs the table kept averages. The table a run ends with is the
+        one its last iteration measured, which took in every BR but that iteration's own, so a run
+        of N iterations keeps N - 1 (a 1-iteration run keeps its start, nothing of the BR it fitted);
+        after an interruption it is the newest average, with all of them. None for CFR."""
+        if self.method != "fp":
+            return None
+        if self.table_measured and self.last is not None:
+            return int(self.last["iteration"])
+        return int(self.iterations)
+
+    def kept_note(self) -> str | None:
+        """A line saying what the table kept holds, when a fictitious-play run could mislead: a
+        table that leaves out the BR the run fitted last (its departures are in the checkpoint)."""
+        k = self.brs_in_table
+        if k is None or not self.table_measured or self.last is None:
+            return None
+        n = self.iterations
+        if k == 0:
+            return (f"the table kept is the start itself: iteration 0 measured it, and its BR's departures "
+                    f"are only in the checkpoint's newest average (resume with --iterations {n} to write that "
+                    f"unmeasured, or with --iterations {n + 1} to measure it)")
+        return (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
+                f"average, with the last BR, is in the checkpoint (resume with --iterations {n} writes it)")
+
     def to_dict(self) -> dict:
         from .engine.results import json_ready
 
@@ -231,6 +257,7 @@ class SolveResult:
             "label": self.LABEL, "iterations": self.iterations, "stopped": self.stopped,
             "interrupted": self.interrupted, "target": self.target, "final": self.last,
             "table_measured": self.table_measured,
+            **({"brs_in_table": self.brs_in_table} if self.brs_in_table is not None else {}),
             "log": self.log, "files": self.files, "seconds": round(self.seconds, 3),
         })
 
@@ -248,7 +275,8 @@ class SolveResult:
             lines.append(f"  {r['iteration']:>4}  {r['seat']:>4}  {r['gain']:>9.4f}  "
                          f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]  {moved:>7}  {r['seconds']:>7.1f}")
         why = {"iterations": "the iteration count", "target": f"the target (gain at most {self.target})",
-               "interrupted": "an interruption (Ctrl-C): the table of the last completed iteration is kept"}
+               "interrupted": "an interruption (Ctrl-C): the newest average is kept (every completed "
+                              "iteration's update in it)"}
         lines.append(f"stopped by {why.get(self.stopped, self.stopped)} after {self.iterations} iterations, "
                      f"{self.seconds:.1f} s")
         if self.last is not None:
@@ -257,6 +285,9 @@ class SolveResult:
                          f"{r['gain']:.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}] {self.unit} a deal, "
                          + ("of the table kept" if self.table_measured else
                             "of the table before its last update (the table kept took that BR in, unmeasured)"))
+        note = self.kept_note()
+        if note is not None:
+            lines.append(note)
         for k, p in self.files.items():
             lines.append(f"{k} written to {p}")
         return "\n".join(lines)

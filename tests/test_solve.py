@@ -176,7 +176,7 @@ def test_an_interruption_keeps_the_table_and_says_so(duel, tmp_path):
     r = solve("duel", 2, iterations=10, checkpoint=ck, callback=_stop_after(2), log_json=tmp_path / "log.json",
               **kw)
     assert r.stopped == "interrupted" and r.iterations == 3
-    assert not r.table_measured  # the kept table took iteration 2's BR in
+    assert not r.table_measured and r.brs_in_table == 3  # the kept table took iteration 2's BR in
     state = load_checkpoint(ck)
     for d in r.tables:
         assert np.array_equal(r.tables[d], state.avg[d])
@@ -184,6 +184,30 @@ def test_an_interruption_keeps_the_table_and_says_so(duel, tmp_path):
     assert "interrupt" in r.text()
     saved = json.loads((tmp_path / "log.json").read_text())
     assert saved["interrupted"] is True and saved["iterations"] == 3 and len(saved["log"]) == 3
+
+
+def test_a_one_iteration_run_keeps_its_start_and_says_so(duel, tmp_path):
+    # The table a run ends with is the one its last iteration measured: after 1 iteration, the start
+    # itself (every row empty), the BR's departures only in the checkpoint. The result says so, and a
+    # resume with nothing left to do writes the newest average (the sixteenth session judged a
+    # 1-iteration Tapiola stage as a candidate; it was the shipped table again).
+    from simcore.solve import load_checkpoint, solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=5, executor="threads", workers=1)
+    ck = tmp_path / "fp.ckpt"
+    one = solve("duel", 2, iterations=1, checkpoint=ck, **kw)
+    assert one.table_measured and one.brs_in_table == 0
+    assert all(t.sum() == 0 for t in one.tables.values())
+    assert "the table kept is the start itself" in one.text() and "--iterations 1" in one.text()
+    assert one.to_dict()["brs_in_table"] == 0
+    newest = solve("duel", 2, iterations=1, resume=ck, **kw)
+    assert not newest.table_measured and newest.brs_in_table == 1 and newest.kept_note() is None
+    state = load_checkpoint(ck)
+    assert any(t.sum() > 0 for t in newest.tables.values())
+    for d in newest.tables:
+        assert np.array_equal(newest.tables[d], state.avg[d])
+    three = solve("duel", 2, iterations=3, **kw)
+    assert three.brs_in_table == 2 and "averages 2 of the 3 BRs" in three.text()
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
