@@ -58,12 +58,16 @@ def _row_key(r: dict) -> str:
     return _key(r["game"], r["players"], r["field"], r["abstraction"], r["deals"], r["eval_deals"], r["seed"])
 
 
-def _merged(path: Path, rows: list[dict]) -> list[dict]:
-    """``rows`` with those another run wrote to ``path`` since this one read it."""
+def _merged(path: Path, rows: list[dict], new: list[dict]) -> list[dict]:
+    """The rows of ``path`` as they are now, with ``new`` (the rows this run measured) that it lacks.
+
+    Another run may have added rows since this one read the file, or a hand relabelled or annotated
+    some: the file's rows win, so nothing written meanwhile is lost. Without the file: ``rows``."""
     if not path.exists():
         return rows
-    have = {_row_key(r) for r in rows}
-    return rows + [r for r in json.loads(path.read_text())["rows"] if _row_key(r) not in have]
+    now = json.loads(path.read_text())["rows"]
+    have = {_row_key(r) for r in now}
+    return now + [r for r in new if _row_key(r) not in have]
 
 
 def measure(game: str, P: int, field: str, abstraction: str, deals: int, eval_deals: int, seed: int,
@@ -247,6 +251,7 @@ def main(argv=None) -> int:
     path = Path(args.out)
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
     done = {_row_key(r) for r in rows}
+    new = []  # the rows this run measures
     if args.annotate:
         for f in annotate(rows):
             print(f"annotated {f}")
@@ -272,10 +277,11 @@ def main(argv=None) -> int:
                 r = measure(game, P, field, a, deals, eval_deals, args.seed, args.workers, args.executor)
                 r["loadavg"] = os.getloadavg()
                 rows.append(r)
+                new.append(r)
                 done.add(k)
                 print(f"{game} {P}p {a:6s} {field}: {r['gain']:+.5f} [{r['ci_low']:+.5f}, {r['ci_high']:+.5f}] "
                       f"({r['wall_s']:.0f} s)", flush=True)
-                rows = _merged(path, rows)  # another run may have added rows to the same file meanwhile
+                rows = _merged(path, rows, new)  # another run or a hand may have changed the file meanwhile
                 path.write_text(json.dumps({"rows": rows}, indent=2) + "\n")
                 path.with_suffix(".md").write_text(_markdown(rows))
     path.with_suffix(".md").write_text(_markdown(rows))

@@ -37,14 +37,22 @@ def test_a_candidate_has_its_own_line_against_the_same_built_in():
     assert v == {"estonian 6": "no", "estonian 6 (x.npz)": "yes"}
 
 
-def test_rows_written_by_another_run_are_kept(tmp_path):
+def test_rows_written_or_edited_meanwhile_are_kept(tmp_path):
+    # The file's rows win: rows another run added, and a note or label added by hand while this
+    # run measured (the seventeenth session lost a hand-written note to a judge that had read the
+    # file before it), stay; this run's new rows are added once.
     path = tmp_path / "finer.json"
-    mine = [_row("solved", 0.1, 0.0, 0.2)]
-    theirs = [_row("b", 0.2, 0.1, 0.3), _row("solved", 0.1, 0.0, 0.2)]  # one the same as mine
+    old = _row("solved", 0.1, 0.0, 0.2)
+    mine = _row("table:x.npz", 0.3, 0.2, 0.4)
+    edited = dict(old, note="relabelled by hand")
+    theirs = [_row("b", 0.2, 0.1, 0.3), edited]
     path.write_text(json.dumps({"rows": theirs}))
-    merged = bf._merged(path, mine)
-    assert [r["field"] for r in merged] == ["solved", "b"]
-    assert bf._merged(tmp_path / "none.json", mine) == mine
+    merged = bf._merged(path, [old, mine], [mine])
+    assert [r["field"] for r in merged] == ["b", "solved", "table:x.npz"]
+    assert merged[1]["note"] == "relabelled by hand"
+    path.write_text(json.dumps({"rows": merged}))
+    assert bf._merged(path, merged, [mine]) == merged  # written once
+    assert bf._merged(tmp_path / "none.json", [old, mine], [mine]) == [old, mine]
 
 
 def test_annotate_writes_the_finer_figures_that_pvsim_strategies_prints(tmp_path):
