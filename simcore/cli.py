@@ -194,6 +194,9 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--start-weight", type=int, default=1, metavar="W",
                    help="fp: terms the starting policy counts for in each row's average (default 1: a row's "
                         "first departure takes half of it; 0: all of it, the average of the BRs alone)")
+    p.add_argument("--keep", choices=("measured", "newest"), default="measured",
+                   help="fp: the table a finished run keeps: measured (default), the one its last iteration "
+                        "measured (N iterations keep N - 1 BRs), or newest, every BR in, unmeasured")
     p.add_argument("--measure-every", type=int, default=None, metavar="N",
                    help="cfr: measure the average table every N iterations and at the end (default: the players)")
     p.add_argument("--passes", type=int, default=1, help="backward passes of each best-response fit (default 1)")
@@ -704,7 +707,7 @@ def cmd_solve(args) -> int:
               abstraction=args.abstraction, deals_per_iteration=args.deals, eval_deals=args.eval_deals,
               seed=args.seed, options=_prefixed(args, "opt_") or None, init=args.init, passes=args.passes,
               confidence=args.confidence, validate=args.validate, method=args.method,
-              measure_every=args.measure_every, start_weight=args.start_weight,
+              measure_every=args.measure_every, start_weight=args.start_weight, keep=args.keep,
               executor=args.executor, workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
               resume=args.resume, out=args.out, progress=False if args.no_progress else None, **kw)
     print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())

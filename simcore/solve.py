@@ -167,6 +167,7 @@ SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "i
 CFR_ARRAYS = ("regret", "sum", "sum_start")
 SETTING_DEFAULTS = {"method": "fp", "start_weight": 1}
 METHODS = ("fp", "cfr")
+KEEPS = ("measured", "newest")  # the table a finished fictitious-play run keeps
 ALGORITHMS = {"fp": "fictitious play", "cfr": "sampled CFR+ (linear averaging)"}
 
 
@@ -243,10 +244,11 @@ class SolveResult:
         n = self.iterations
         if k == 0:
             return (f"the table kept is the start itself: iteration 0 measured it, and its BR's departures "
-                    f"are only in the checkpoint's newest average (resume with --iterations {n} to write that "
-                    f"unmeasured, or with --iterations {n + 1} to measure it)")
+                    f"are only in the checkpoint's newest average (--keep newest keeps that, unmeasured; so "
+                    f"does a resume with --iterations {n}; --iterations {n + 1} measures it)")
         return (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
-                f"average, with the last BR, is in the checkpoint (resume with --iterations {n} writes it)")
+                f"average, with the last BR, is in the checkpoint (--keep newest keeps it, unmeasured; so does "
+                f"a resume with --iterations {n})")
 
     def to_dict(self) -> dict:
         from .engine.results import json_ready
@@ -436,7 +438,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
           options=None, init=None, passes: int = 1, min_visits: int | None = None, confidence: float | None = None,
           block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
           out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False,
-          method: str = "fp", measure_every: int | None = None, start_weight: int = 1) -> SolveResult:
+          method: str = "fp", measure_every: int | None = None, start_weight: int = 1,
+          keep: str = "measured") -> SolveResult:
     """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
 
     Parameters
@@ -459,6 +462,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     start_weight : fp: the terms the starting policy counts for in each row's average (default 1:
         a row's first departure takes half the row; 0: the average of the BRs alone, so the first
         departure takes all of it, for a stage that starts from a solved table).
+    keep : fp: the table a finished run keeps: "measured" (default), the one its last iteration
+        measured, so its gain is its own and N iterations keep N - 1 BRs; "newest", the average
+        with every BR in, unmeasured (a 1-iteration stage that takes one BR whole keeps it, with no
+        second BR fitted only to measure it). An interruption keeps the newest either way.
     method : "fp" (fictitious play, above) or "cfr": sampled counterfactual regret minimisation
         (:func:`_cfr_iteration`; CFR+ regrets, linearly weighted average), which measures the
         average table every ``measure_every`` iterations (default: the player count) and at the end.
@@ -496,6 +503,10 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     if measure_every is not None:
         measure_every = check_whole(measure_every, 1, "measure_every must be a positive integer")
     start_weight = check_whole(start_weight, 0, "start_weight must be a whole number, 0 or more")
+    if keep not in KEEPS:
+        raise ValueError(f"keep must be one of {', '.join(KEEPS)}, got {keep!r}")
+    if keep != "measured" and method != "fp":
+        raise ValueError(f"keep is fictitious play's (method 'fp'); method {method!r} keeps its measured table")
     if start_weight != 1 and method != "fp":
         raise ValueError(f"start_weight is fictitious play's (method 'fp'); method {method!r} got {start_weight}")
     v = _variant(game, options)
@@ -573,7 +584,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                     callback(entry)
     except KeyboardInterrupt:
         stopped = "interrupted"
-    kept_measured = measured is not None and stopped != "interrupted"
+    kept_measured = measured is not None and stopped != "interrupted" and keep == "measured"
     tables, starts = measured if kept_measured else (state.avg, state.start)
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
                          list(state.log), tables, stopped, target, table_measured=kept_measured,

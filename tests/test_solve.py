@@ -208,6 +208,15 @@ def test_a_one_iteration_run_keeps_its_start_and_says_so(duel, tmp_path):
         assert np.array_equal(newest.tables[d], state.avg[d])
     three = solve("duel", 2, iterations=3, **kw)
     assert three.brs_in_table == 2 and "averages 2 of the 3 BRs" in three.text()
+    # keep="newest": the run itself keeps the average with its BR in, the same table the resume wrote
+    kept = solve("duel", 2, iterations=1, keep="newest", **kw)
+    assert not kept.table_measured and kept.brs_in_table == 1 and kept.kept_note() is None
+    for d in kept.tables:
+        assert np.array_equal(kept.tables[d], newest.tables[d])
+    with pytest.raises(ValueError, match="keep must be one of measured, newest, got 'last'"):
+        solve("duel", 2, iterations=1, keep="last", **kw)
+    with pytest.raises(ValueError, match="keep is fictitious play's"):
+        solve("duel", 2, iterations=1, keep="newest", method="cfr", **kw)
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
@@ -342,6 +351,12 @@ def test_the_command_line_solves_writes_and_resumes(tmp_path, capsys):
     assert load_table(w0).meta["start_weight"] == 0 and "start_weight" not in load_table(out).meta
     assert main(flags + ["--iterations", "2", "--resume", str(tmp_path / "w0.ckpt")]) == 2
     assert "start_weight 0 there, 1 here" in capsys.readouterr().err
+    # --keep newest reaches the solve: a 1-iteration run keeps its BR, unmeasured, and says so in the JSON
+    nw = tmp_path / "nw.npz"
+    assert main([x if x != str(out) else str(nw) for x in base] + ["--iterations", "1", "--keep", "newest",
+                                                                    "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["table_measured"] is False and d["brs_in_table"] == 1 and load_table(nw).meta["measured"] is None
 
 
 def test_a_dask_cluster_solves_to_the_same_table():
