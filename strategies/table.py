@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
+from collections import OrderedDict
 
 import numpy as np
 from numba import njit
@@ -184,6 +186,7 @@ class TableFile:
         self.header = header
         self.arrays = arrays
         self.starts = dict(starts or {})  # {decision: (n_buckets,) start share}, mixed tables only
+        self.policies = {}  # (variant label, decision) -> the one policy ``table:FILE`` plays: see make_table_policy
 
     game = property(lambda self: self.header["game"])
     options = property(lambda self: dict(self.header["options"]))
@@ -470,8 +473,8 @@ def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec, 
 
 # -- the spec ``table:FILE`` -------------------------------------------------------------
 
-_FILES: "OrderedDict" = None  # (path, mtime, size) -> TableFile, the few most recent
-_ALIVE = None  # (path, mtime, size) -> TableFile, weakly: every file a live policy still plays
+_ALIVE = weakref.WeakValueDictionary()  # (path, mtime, size) -> TableFile: every file still in use
+_FILES = OrderedDict()  # the few used last, held even when no policy plays them
 _KEEP_FILES = 4
 
 
@@ -484,28 +487,19 @@ def _load_cached(path):
     so the seats of a field share answers; a file read again would double the memory of each
     seat's chain and lose that sharing (a 5-file chain over 6 seats: 7x the time, 7x the memory).
     """
-    global _FILES, _ALIVE
-    import weakref
-    from collections import OrderedDict
-
-    if _FILES is None:
-        _FILES, _ALIVE = OrderedDict(), weakref.WeakValueDictionary()
     full = os.path.abspath(os.fspath(path))
     try:
         st = os.stat(full)
     except OSError:
         raise ValueError(f"table file {os.fspath(path)!r} does not exist") from None
     key = (full, st.st_mtime_ns, st.st_size)
-    tf = _FILES.get(key)
+    tf = _ALIVE.get(key)
     if tf is None:
-        tf = _ALIVE.get(key)
-        if tf is None:
-            tf = _ALIVE[key] = load_table(path)
-        _FILES[key] = tf
-        while len(_FILES) > _KEEP_FILES:  # tables can be large: keep a few beyond those in use
-            _FILES.popitem(last=False)
-    else:
-        _FILES.move_to_end(key)
+        tf = _ALIVE[key] = load_table(path)
+    _FILES[key] = tf
+    _FILES.move_to_end(key)
+    while len(_FILES) > _KEEP_FILES:  # tables can be large: keep a few beyond those in use
+        _FILES.popitem(last=False)
     return key, tf
 
 
@@ -517,11 +511,10 @@ def make_table_policy(variant, decision: str, *parts):
     path = ":".join(parts)
     _, tf = _load_cached(path)
     tf.check(variant, None, decision)
-    policies = tf.__dict__.setdefault("_policies", {})  # they live exactly as long as their file
     pkey = (variant.label, decision)
-    pol = policies.get(pkey)
+    pol = tf.policies.get(pkey)
     if pol is None:
-        pol = policies[pkey] = tf.strategy(variant, decision)
+        pol = tf.policies[pkey] = tf.strategy(variant, decision)
     return pol
 
 
