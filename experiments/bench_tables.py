@@ -8,7 +8,11 @@ the ninth session one call shares what it computed from the observation
 before, each stage and the fallback at its end asked it again (Estonian's
 discard: best-potential three times). Setting
 ``simcore.abstraction._common.SHARE`` to False brings back the old way, bit for
-bit the same play, so the two are timed side by side in one run:
+bit the same play, so the two are timed side by side in one run. So is a third way
+(``dense``): answers shared, but with ``simcore.abstraction.SKIP_EMPTY`` False,
+so that a mixed table reads every row's probabilities and start share, as before
+the eighteenth session, instead of skipping the buckets without an entry (most of
+them: a shipped table holds mass in a few percent of its buckets):
 
 - ``simulate``: deals per CPU-second of a field of ``solved`` at every seat
   (and of the game's default built-in field, for scale);
@@ -62,30 +66,39 @@ def _fit(game, P, deals, workers, seed):
     return run
 
 
-def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
-    """CPU seconds (best of ``repeat``) of each run, shared and not, and the built-in field's simulate."""
+WAYS = {"shared": (True, True), "own": (False, True), "dense": (True, False)}  # (SHARE, SKIP_EMPTY)
+
+
+def _way(name):
+    import simcore.abstraction as abstraction
     from simcore.abstraction import _common
 
+    _common.SHARE, abstraction.SKIP_EMPTY = WAYS[name]
+
+
+def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
+    """CPU seconds (best of ``repeat``) of each run, each way (:data:`WAYS`), and the built-in
+    field's simulate."""
     runs = {"simulate": lambda s: _simulate(game, P, "solved", sim_deals, workers, s),
             "fit": lambda s: _fit(game, P, fit_deals, workers, s)}
     best = {}
-    for share in (True, False):  # compile and warm both ways
-        _common.SHARE = share
-        _simulate(game, P, "solved", 4096, workers, 99)()
-        _fit(game, P, 4096, workers, 99)()
-    _simulate(game, P, None, 4096, workers, 99)()
     try:
+        for way in WAYS:  # compile and warm every way
+            _way(way)
+            _simulate(game, P, "solved", 4096, workers, 99)()
+            _fit(game, P, 4096, workers, 99)()
+        _simulate(game, P, None, 4096, workers, 99)()
         for r in range(repeat):
             for what, make in runs.items():
-                for share in (True, False):
-                    _common.SHARE = share
+                for way in WAYS:
+                    _way(way)
                     t = _cpu(make(r))
-                    best[(what, share)] = min(best.get((what, share), t), t)
-            _common.SHARE = True
+                    best[(what, way)] = min(best.get((what, way), t), t)
+            _way("shared")
             t = _cpu(_simulate(game, P, None, sim_deals, workers, r))
-            best[("builtin", True)] = min(best.get(("builtin", True), t), t)
+            best[("builtin", "shared")] = min(best.get(("builtin", "shared"), t), t)
     finally:
-        _common.SHARE = True
+        _way("shared")
     return best
 
 
@@ -97,18 +110,20 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
-    print(f"a field of solved: CPU-seconds with each asker's own answers (own) and with answers shared (shared); "
-          f"{args.workers} threads, best of {args.repeat}; simulate {args.sim_deals:,} deals, "
-          f"seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
-    print(f"{'game':<12} {'simulate own':>13} {'shared':>8} {'x':>6} {'built-in':>9} "
-          f"{'fit own':>9} {'shared':>8} {'x':>6}")
+    print(f"a field of solved: CPU-seconds with each asker's own answers (own), with answers shared (shared), "
+          f"and shared but reading every bucket (dense); {args.workers} threads, best of {args.repeat}; "
+          f"simulate {args.sim_deals:,} deals, seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
+    print(f"{'game':<12} {'simulate own':>13} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'built-in':>9} "
+          f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8}")
     for game, P in _parse(args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
-        so, ss, fo, fs = b[("simulate", False)], b[("simulate", True)], b[("fit", False)], b[("fit", True)]
-        print(f"{game + ':' + str(P):<12} {so:>12.1f}s {ss:>7.1f}s {so / ss:>6.2f} {b[('builtin', True)]:>8.1f}s "
-              f"{fo:>8.1f}s {fs:>7.1f}s {fo / fs:>6.2f}", flush=True)
-    print("x: own / shared (how many times less CPU the shared answers take); built-in: simulate of the game's "
-          "default field, for scale")
+        cols = []
+        for what, width in (("simulate", 12), ("fit", 8)):
+            o, d, s = b[(what, "own")], b[(what, "dense")], b[(what, "shared")]
+            cols.append(f"{o:>{width}.1f}s {d:>6.1f}s {s:>6.1f}s {o / s:>6.2f} {d / s:>8.2f}")
+        print(f"{game + ':' + str(P):<12} {cols[0]} {b[('builtin', 'shared')]:>8.1f}s {cols[1]}", flush=True)
+    print("x own: own / shared (how many times less CPU the shared answers take); x dense: dense / shared (what "
+          "skipping the buckets without an entry saves); built-in: simulate of the game's default field, for scale")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from functools import partial
 
 import numpy as np
 
-from .abstraction import NO_START, ask_policy, draw_mixed, with_answers
+from .abstraction import NO_START, ask_policy, draw_mixed, entries, entry_bits, with_answers
 from .engine import is_pure
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
@@ -102,6 +102,7 @@ class MixedTable:
         self._fallback_pure = is_pure(fallback[1])
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
         self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
+        self.entry = entry_bits(self.probs)  # draw_mixed skips the buckets without one
 
     def __call__(self, obs, rng):
         from .exploit import _observe
@@ -111,7 +112,8 @@ class MixedTable:
         n, A = legal.shape
         b, canon = _observe(self.abstraction, obs, int(obs.get("round", 0)), n, A)
         out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
-        draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start)
+        draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start,
+                   entries(self.entry))
         if miss.any():
             fb = ask_policy(self.fallback[1], obs, rng, self._fallback_pure)
             out[miss] = fb[miss]

@@ -258,6 +258,52 @@ def _both_halves_score(h, flop, pct):
     return pct[own_five_value(h)] + pct[_omaha_on_flop(h, flop)]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _flop_key(flop):
+    """The flop's part of a five-card key and bit set (:func:`_pair_with_flop` adds the pair's)."""
+    key = SUIT_START
+    bits = np.uint64(0)
+    for j in range(3):
+        u = np.uint8(flop[j])
+        key += CARD_KEY[u]
+        bits |= CARD_BIT[u]
+    return key, bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_on_key(a, b, key, bits):
+    ua, ub = np.uint8(a), np.uint8(b)
+    return value_high(key + CARD_KEY[ua] + CARD_KEY[ub], bits | CARD_BIT[ua] | CARD_BIT[ub])
+
+
+@njit(cache=True, nogil=True)
+def _mean_both_halves(h, slot, flop, unseen, m, pct):
+    """The mean of :func:`_both_halves_score` over ``h`` with ``h[slot]`` each of the ``m`` cards
+    ``unseen[:m]`` (summed in that order, as one score at a time would be). The six Omaha pairs
+    without the slot are the same for every card, so they are valued once: four pairs a card
+    instead of ten."""
+    key, bits = _flop_key(flop)
+    rest = np.int32(0)  # the best pair without the slot
+    for a in range(4):
+        for b in range(a + 1, 5):
+            if a != slot and b != slot:
+                v = _pair_on_key(h[a], h[b], key, bits)
+                if v > rest:
+                    rest = v
+    total = 0.0
+    for k in range(m):
+        u = unseen[k]
+        h[slot] = u
+        best = rest
+        for j in range(5):
+            if j != slot:
+                v = _pair_on_key(h[j], u, key, bits)
+                if v > best:
+                    best = v
+        total += pct[own_five_value(h)] + pct[best]
+    return total / max(m, 1)
+
+
 @njit(cache=True, nogil=True)
 def _open_kernel(hand, mask, open_card, flop, open_cards, legal, code, pct):
     n = hand.shape[0]
@@ -287,12 +333,9 @@ def _open_kernel(hand, mask, open_card, flop, open_cards, legal, code, pct):
         mark_cards(flop[i], used)
         mark_cards(open_cards[i], used)
         m = unseen_cards(used, unseen)
-        total = 0.0
-        for k in range(m):
-            h[slot] = unseen[k]
-            total += _both_halves_score(h, flop[i], pct)
+        mean = _mean_both_halves(h, slot, flop[i], unseen, m, pct)
         h[slot] = open_card[i]
-        out[i] = KEEP if _both_halves_score(h, flop[i], pct) >= total / max(m, 1) else REFUSE
+        out[i] = KEEP if _both_halves_score(h, flop[i], pct) >= mean else REFUSE
     return out
 
 

@@ -62,7 +62,7 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
     def with_traits(fn, **traits):
         return fn
 
-from simcore.abstraction import NO_START, ask_policy, draw_mixed, with_answers
+from simcore.abstraction import NO_START, ask_policy, draw_mixed, entries, entry_bits, with_answers
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -386,6 +386,7 @@ class TablePolicy:
         self.start = tf.starts.get(decision, NO_START)
         # buckets with an entry (a start share of 1 plays the fallback, as no entry does)
         self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0
+        self._entry_bits = entry_bits(self.table) if self.mixed else None
         self._abstractions = {}
         if fallback is None:
             spec = tf.fallback_spec(decision) or default_policy(variant.name, decision)
@@ -441,7 +442,7 @@ class TablePolicy:
         o = out if rows is None else np.empty(m, np.int64)
         x = miss if rows is None else np.empty(m, np.bool_)
         if self.mixed:
-            draw_mixed(buckets, canon, self.table, legal, u, o, x, self.start)
+            draw_mixed(buckets, canon, self.table, legal, u, o, x, self.start, entries(self._entry_bits))
         else:
             _lookup_pure(buckets, canon, self.table, legal, o, x)
         if rows is not None:

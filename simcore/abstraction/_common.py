@@ -286,12 +286,37 @@ def per_action_state(c: int) -> str:
 
 def policy_first(canon: np.ndarray, choice: np.ndarray) -> np.ndarray:
     """``canon`` with the real action ``choice[i]`` moved to canonical index 0 in each row (the
-    others keep their order): a built-in policy's answer as canonical action 0."""
-    rows = np.arange(len(choice))
-    k0 = canon[rows, choice]
-    out = canon + (canon < k0[:, None])
-    out[rows, choice] = 0
+    others keep their order): a built-in policy's answer as canonical action 0.
+
+    >>> policy_first(np.array([[0, 1, 2], [2, 0, 1]]), np.array([2, 0]))
+    array([[1, 2, 0],
+           [0, 1, 2]])
+    """
+    canon = np.asarray(canon)
+    choice = np.asarray(choice, dtype=np.int64)
+    if canon.ndim != 2 or choice.shape != canon.shape[:1]:
+        raise ValueError(f"policy_first: canon {canon.shape} and choice {choice.shape} do not match")
+    if len(choice) and not (-canon.shape[1] <= choice.min() and choice.max() < canon.shape[1]):
+        raise ValueError(f"policy_first: a choice outside the {canon.shape[1]} actions "
+                         f"({int(choice.min())} .. {int(choice.max())})")
+    out = np.empty(canon.shape, canon.dtype)
+    _policy_first(canon, choice, out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _policy_first(canon, choice, out):
+    # One pass a row (Sviten's draw has 32 actions: numpy's version made three (n, 32) temporaries).
+    n, na = canon.shape
+    for i in range(n):
+        c = choice[i]
+        if c < 0:
+            c += na
+        k0 = canon[i, c]
+        for a in range(na):
+            k = canon[i, a]
+            out[i, a] = k + 1 if k < k0 else k
+        out[i, c] = 0
 
 
 _BUILTIN: dict = {}
