@@ -650,6 +650,26 @@ def test_both_halves_weighs_the_omaha_hand_too():
     assert policy("open", "improves")(obs, None).tolist() == [REFUSE, REFUSE, KEEP]
 
 
+def test_both_halves_mean_over_unseen_cards_is_the_plain_one():
+    """_mean_both_halves values the six Omaha pairs without the open slot once per row; its mean
+    is the plain one (every card's both-halves score, summed in order), exactly."""
+    from strategies import sviten as S
+
+    rng = np.random.default_rng(5)
+    pct = S.strength_table()
+    for _ in range(500):
+        cards = rng.permutation(52)[:8]
+        h, flop = cards[:5].astype(np.int64), cards[5:8].astype(np.int8)
+        slot = int(rng.integers(5))
+        unseen = np.sort(rng.permutation(np.setdiff1d(np.arange(52), cards))[: rng.integers(1, 45)])
+        plain, total = h.copy(), 0.0
+        for u in unseen:
+            plain[slot] = u
+            total += S._both_halves_score(plain, flop, pct)
+        got = S._mean_both_halves(h.copy(), slot, flop, unseen.astype(np.int64), len(unseen), pct)
+        assert got == total / len(unseen)
+
+
 # -- analysis and rollouts ---------------------------------------------------------------------
 
 
