@@ -60,3 +60,21 @@ def relabel(game, obs, perm):
                 new |= has << np.uint64(d)
             out[k] = new
     return out
+
+
+def assert_solved_plays_the_same(game, n_players, monkeypatch, module, flag, calls=4):
+    """Every decision of the shipped ``solved`` chain plays the same actions on real observations
+    (2,000 random deals, the first ``calls`` calls a decision) with ``module.flag`` True and False."""
+    seen = collect(game, n_players, n=2000, seed=7, policy="random")
+    plays = {}
+    for on in (True, False):
+        monkeypatch.setattr(module, flag, on)
+        for d, obs_list in seen.items():
+            fn = resolve(game, d, "solved")[1]
+            for i, obs in enumerate(obs_list[:calls]):
+                got = fn(obs, np.random.default_rng(i))
+                if on:
+                    plays[(d, i)] = got
+                else:
+                    assert np.array_equal(got, plays[(d, i)]), (game, d, i)
+    assert plays

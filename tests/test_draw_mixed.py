@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 import simcore.abstraction as abstraction
-from abstraction_obs import collect
+from abstraction_obs import assert_solved_plays_the_same
 from simcore.abstraction import NO_START, draw_mixed, entry_bits
-from strategies import resolve
 
 
 def _draw(probs, start, buckets, canon, legal, u, bits):
@@ -45,16 +44,4 @@ def test_a_sparse_table_draws_as_a_dense_read_does(with_start):
 
 @pytest.mark.parametrize("game,P", [("estonian", 6), ("slovak", 6), ("sviten", 6), ("tapiola", 6), ("russian", 4)])
 def test_every_shipped_chain_plays_the_same_with_the_skip_and_without(game, P, monkeypatch):
-    seen = collect(game, P, n=2000, seed=7, policy="random")
-    plays = {}
-    for skip in (True, False):
-        monkeypatch.setattr(abstraction, "SKIP_EMPTY", skip)
-        for d, calls in seen.items():
-            fn = resolve(game, d, "solved")[1]
-            for i, obs in enumerate(calls[:3]):
-                got = fn(obs, np.random.default_rng(i))
-                if skip:
-                    plays[(d, i)] = got
-                else:
-                    assert np.array_equal(got, plays[(d, i)]), (game, d, i)
-    assert plays
+    assert_solved_plays_the_same(game, P, monkeypatch, abstraction, "SKIP_EMPTY", calls=3)

@@ -10,7 +10,7 @@ import pytest
 import simcore.abstraction as abstraction
 import simcore.abstraction._common as common
 import strategies.estonian as estonian
-from abstraction_obs import collect
+from abstraction_obs import assert_solved_plays_the_same, collect
 from simcore.exploit import exploit
 from strategies import resolve
 
@@ -104,19 +104,7 @@ def test_a_best_response_to_the_chain_is_the_same_with_and_without_shared_answer
 
 @pytest.mark.parametrize("game,P", [("slovak", 6), ("tapiola", 6), ("sviten", 6), ("russian", 4), ("russian", 3)])
 def test_every_shipped_chain_plays_the_same_with_and_without_shared_answers(game, P, monkeypatch):
-    seen = collect(game, P, n=2000, seed=7, policy="random")
-    shared = {}
-    for sharing in (True, False):
-        monkeypatch.setattr(common, "SHARE", sharing)
-        for d, calls in seen.items():
-            fn = resolve(game, d, "solved")[1]
-            for i, obs in enumerate(calls[:4]):
-                got = fn(obs, np.random.default_rng(i))
-                if sharing:
-                    shared[(d, i)] = got
-                else:
-                    assert np.array_equal(got, shared[(d, i)]), (game, d, i)
-    assert shared
+    assert_solved_plays_the_same(game, P, monkeypatch, common, "SHARE")
 
 
 def test_slovaks_chain_asks_thoughtful_once(monkeypatch):
