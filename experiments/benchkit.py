@@ -87,10 +87,11 @@ BENCHMARKS = {b.name: b for b in [
                                        ("__init__", "_common", "estonian", "slovak", "tapiola", "sviten", "russian")),
                *(f"simcore/variants/{g}.py" for g in ("estonian", "slovak", "tapiola", "sviten", "russian"))), 0.5,
               args=("--abstraction", "coarse", "--deals", "65536", "--sim-deals", "262144", "--repeat", "3")),
-    # a field of the shipped solved tables, answers shared within a call or not (ninth session)
+    # a field of the shipped solved tables, answers shared within a call or not (ninth session), and
+    # empty buckets skipped or not (eighteenth: three ways, 6.4 min)
     Benchmark("tables", "experiments.bench_tables",
               ("strategies/table.py", "strategies/solved.py", "simcore/solve.py", "simcore/exploit.py",
-               "simcore/abstraction/__init__.py", "simcore/abstraction/_common.py"), 4.0),
+               "simcore/abstraction/__init__.py", "simcore/abstraction/_common.py"), 6.5),
 ]}
 
 
