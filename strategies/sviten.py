@@ -62,16 +62,29 @@ ACCEPT, DECLINE, IMPROVES, BOTH_HALVES = range(4)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pair_with_flop(a, b, flop):
-    """High value of cards ``a``, ``b`` and the three flop cards (an Omaha hand on the flop)."""
-    ua, ub = np.uint8(a), np.uint8(b)
-    key = SUIT_START + CARD_KEY[ua] + CARD_KEY[ub]
-    bits = CARD_BIT[ua] | CARD_BIT[ub]
+def _flop_key(flop):
+    """The flop's part of a five-card key and bit set (:func:`_pair_on_key` adds the pair's)."""
+    key = SUIT_START
+    bits = np.uint64(0)
     for j in range(3):
         u = np.uint8(flop[j])
         key += CARD_KEY[u]
         bits |= CARD_BIT[u]
-    return value_high(key, bits)
+    return key, bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_on_key(a, b, key, bits):
+    """High value of cards ``a``, ``b`` with the flop whose :func:`_flop_key` is ``key, bits``."""
+    ua, ub = np.uint8(a), np.uint8(b)
+    return value_high(key + CARD_KEY[ua] + CARD_KEY[ub], bits | CARD_BIT[ua] | CARD_BIT[ub])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_with_flop(a, b, flop):
+    """High value of cards ``a``, ``b`` and the three flop cards (an Omaha hand on the flop)."""
+    key, bits = _flop_key(flop)
+    return _pair_on_key(a, b, key, bits)
 
 
 @njit(cache=True, nogil=True)
@@ -256,24 +269,6 @@ def strength_table() -> np.ndarray:
 @njit(cache=True, nogil=True)
 def _both_halves_score(h, flop, pct):
     return pct[own_five_value(h)] + pct[_omaha_on_flop(h, flop)]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _flop_key(flop):
-    """The flop's part of a five-card key and bit set (:func:`_pair_with_flop` adds the pair's)."""
-    key = SUIT_START
-    bits = np.uint64(0)
-    for j in range(3):
-        u = np.uint8(flop[j])
-        key += CARD_KEY[u]
-        bits |= CARD_BIT[u]
-    return key, bits
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pair_on_key(a, b, key, bits):
-    ua, ub = np.uint8(a), np.uint8(b)
-    return value_high(key + CARD_KEY[ua] + CARD_KEY[ub], bits | CARD_BIT[ua] | CARD_BIT[ub])
 
 
 @njit(cache=True, nogil=True)
