@@ -102,7 +102,7 @@ class MixedTable:
         self._fallback_pure = is_pure(fallback[1])
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
         self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
-        self.entry = entry_bits(self.probs)  # draw_mixed skips the buckets without one
+        self.entry = entry_bits(self.probs.any(axis=1))  # draw_mixed skips the buckets without one
 
     def __call__(self, obs, rng):
         from .exploit import _observe

@@ -386,7 +386,7 @@ class TablePolicy:
         self.start = tf.starts.get(decision, NO_START)
         # buckets with an entry (a start share of 1 plays the fallback, as no entry does)
         self._entry = self.table.any(axis=1) if self.mixed else self.table >= 0
-        self._entry_bits = entry_bits(self.table) if self.mixed else None
+        self._entry_bits = entry_bits(self._entry) if self.mixed else None
         self._abstractions = {}
         if fallback is None:
             spec = tf.fallback_spec(decision) or default_policy(variant.name, decision)

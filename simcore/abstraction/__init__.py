@@ -180,9 +180,10 @@ NO_START = np.zeros(0)  # draw_mixed's "no start share"
 SKIP_EMPTY = True  # False: draw_mixed reads every row's bucket, as before the 18th session (a benchmark's peer)
 
 
-def entry_bits(probs: np.ndarray) -> np.ndarray:
-    """draw_mixed's ``entry``: one bit a bucket, set where its row of ``probs`` holds mass."""
-    return np.packbits(np.asarray(probs).any(axis=1), bitorder="little")
+def entry_bits(has_entry: np.ndarray) -> np.ndarray:
+    """draw_mixed's ``entry``: one bit a bucket from ``has_entry`` (n_buckets,) bool, True where
+    the bucket's row of probabilities holds mass (``probs.any(axis=1)``)."""
+    return np.packbits(np.asarray(has_entry, dtype=np.bool_), bitorder="little")
 
 
 def entries(bits: np.ndarray) -> np.ndarray:
