@@ -64,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.variants.tapiola import best_high, best_low
+from simcore.variants.tapiola import throw_values
 
 from .registry import register
 
@@ -204,43 +204,17 @@ def _draws(hand, held, centre, towers, keep):
 
 
 @njit(cache=True, nogil=True)
-def _made_value(hand, held, skip, centre, towers, low, c):
-    """Best hand the held cards other than ``skip`` make with the centre and the towers so far.
-
-    High: three hand cards, or two and the centre, with one card of each tower.
-    Low: three hand cards, the centre and one card of each tower. ``c`` (h,)
-    int64 is working space (allocating per call took most of the time).
-    """
-    h = hand.shape[0]
-    m = 0
-    for j in range(h):
-        if held[j] and j != skip:
-            c[m] = hand[j]
-            m += 1
-    best = -1
-    for a in range(m):
-        for b in range(a + 1, m):
-            if not low:
-                best = max(best, best_high(c[a], c[b], centre, towers))
-            for d in range(b + 1, m):
-                if low:
-                    v = best_low(c[a], c[b], c[d], centre, towers)
-                else:
-                    v = best_high(c[a], c[b], c[d], towers)
-                best = max(best, v)
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _made(hand, held, centre, towers, low, c):
-    """Throw the card whose loss leaves the best made hand; ties: the lowest card
-    (lowball: the highest card counting the ace low)."""
+def _made(hand, held, centre, towers, low, c, vals, tw):
+    """Throw the card whose loss leaves the best made hand (with what is in sight, as
+    :func:`~simcore.variants.tapiola.throw_values` values it); ties: the lowest card (lowball:
+    the highest card counting the ace low). ``c``, ``vals`` and ``tw`` are working space."""
+    throw_values(hand, held, centre, towers, low, False, c, vals, tw)
     pos = -1
     best = -2
     for j in range(hand.shape[0]):
         if not held[j]:
             continue
-        v = _made_value(hand, held, j, centre, towers, low, c)
+        v = vals[j]
         if pos < 0 or v > best:
             better = True
         elif v < best:
@@ -301,6 +275,8 @@ def discard_rows(hand, held, centre, towers, policy, out):
     """
     keep = np.zeros(hand.shape[1], np.bool_)
     c = np.empty(hand.shape[1], np.int64)
+    vals = np.empty(hand.shape[1], np.int64)
+    tw = np.empty((2, 9), np.uint64)
     for i in range(hand.shape[0]):
         if policy == LOWEST:
             out[i] = _lowest(hand[i], held[i])
@@ -310,9 +286,9 @@ def discard_rows(hand, held, centre, towers, policy, out):
         elif policy == DRAWS:
             out[i] = _draws(hand[i], held[i], centre[i], towers[i], keep)
         elif policy == MADE:
-            out[i] = _made(hand[i], held[i], centre[i], towers[i], False, c)
+            out[i] = _made(hand[i], held[i], centre[i], towers[i], False, c, vals, tw)
         elif policy == BEST_LOW:
-            out[i] = _made(hand[i], held[i], centre[i], towers[i], True, c)
+            out[i] = _made(hand[i], held[i], centre[i], towers[i], True, c, vals, tw)
         elif policy == DIVE:
             out[i] = _throw_high(hand[i], held[i], centre[i], True, False)
         elif policy == THROW_HIGH:
@@ -330,7 +306,9 @@ def last_rows(hand, held, centre, towers, proposed, policy, out):
     seat's discard policy chose.
     """
     h = hand.shape[1]
-    c = np.empty(3, np.int64)
+    c = np.empty(h, np.int64)
+    vals = np.empty(h, np.int64)
+    tw = np.empty((2, 9), np.uint64)
     for i in range(hand.shape[0]):
         if policy == NEVER:
             out[i] = 0
@@ -338,26 +316,14 @@ def last_rows(hand, held, centre, towers, proposed, policy, out):
         if policy == ALWAYS:
             out[i] = 1 + proposed[i]
             continue
-        # Option 0 keeps three; option 1 + j throws j and adds the centre.
-        m = 0
-        for j in range(h):
-            if held[i, j]:
-                c[m] = hand[i, j]
-                m += 1
-        kept3 = best_high(c[0], c[1], c[2], towers[i])
+        # Option 0 keeps three; option 1 + j throws j and adds the centre (the two others with
+        # it: with three held, the one pair that leaves j out).
+        kept3 = throw_values(hand[i], held[i], centre[i], towers[i], False, True, c, vals, tw)
         choice, best, worst, worst_choice = 0, kept3, kept3, 0
         for j in range(h):
             if not held[i, j]:
                 continue
-            a = -1
-            b = -1
-            for q in range(h):
-                if held[i, q] and q != j:
-                    if a < 0:
-                        a = hand[i, q]
-                    else:
-                        b = hand[i, q]
-            v = best_high(a, b, centre[i], towers[i])
+            v = vals[j]
             if v > best:
                 best = v
                 choice = 1 + j

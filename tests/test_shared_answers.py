@@ -220,3 +220,38 @@ def test_buckets_are_read_once_per_observation_that_shares_answers():
     whole = abstraction.with_answers(obs)
     counted.observe(whole)
     assert np.array_equal(counted.buckets(whole), first) and len(reads) == 2  # from observe's answer
+
+
+@pytest.mark.parametrize("game, P, fine", [("tapiola", 6, "coarse"), ("russian", 3, "fine")])
+def test_rows_are_ordered_once_per_observation_that_shares_answers(game, P, fine):
+    """observe_rows with shared answers reads only rows no earlier call read (a chain of tables,
+    each ordering the rows with an entry in its own table), and gives each row what the kernel
+    gives that row alone; without shared answers, and after observe read the whole, no read."""
+    from dataclasses import replace
+
+    seen = collect(game, P, n=300, seed=4, policy="random")
+    d = next(iter(seen))
+    obs = seen[d][0]
+    a = abstraction.get_abstraction(game, d, P, fine)
+    n = len(obs["legal"])
+    reads = []
+    counted = replace(a, kernel=lambda o, r: reads.append(len(o["legal"])) or a.kernel(o, r))
+    whole_b, whole_c = a.kernel(obs, int(obs.get("round", 0)))
+    shared = abstraction.with_answers(obs)
+    rng = np.random.default_rng(1)
+    first, second = np.sort(rng.choice(n, n // 2, replace=False)), np.sort(rng.choice(n, n // 2, replace=False))
+    new = np.setdiff1d(second, first)
+    assert 0 < len(new) < len(second)
+    for rows, read in ((first, len(first)), (second, len(new)), (first[::-1], 0), (np.arange(0), 0)):
+        reads.clear()
+        b, c = counted.observe_rows(shared, rows)
+        assert np.array_equal(b, whole_b[rows]) and np.array_equal(c, whole_c[rows])
+        assert sum(reads) == read, (rows[:5], reads)
+    reads.clear()
+    counted.observe_rows(obs, first)  # no shared answers: every call reads its rows
+    assert reads == [len(first)]
+    whole = abstraction.with_answers(obs)
+    counted.observe(whole)
+    reads.clear()
+    b, c = counted.observe_rows(whole, second)
+    assert not reads and np.array_equal(c, whole_c[second])

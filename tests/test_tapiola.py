@@ -691,3 +691,61 @@ def test_cli_options_json_and_the_analysis_example(capsys):
     assert main(["simulate", "tapiola", "--players", "3", "--deals", "100", "--lowball",
                  "--hero", "last=best"]) != 0
     assert "last discard is a high-game decision" in capsys.readouterr().err
+
+
+def _throw_reference(hand, held, centre, towers, lowball):
+    """Each held card's throw valued on its own, by the plain evaluators: the best final hand the
+    other held cards make with the centre and one dealt card of each tower (-1: none yet)."""
+    a = [int(x) for x in towers[0::2] if x >= 0]
+    b = [int(x) for x in towers[1::2] if x >= 0]
+    out = []
+    for j in range(len(hand)):
+        if not held[j]:
+            out.append(-2)
+            continue
+        others = [int(hand[q]) for q in range(len(hand)) if held[q] and q != j]
+        best = -1
+        for x in a:
+            for y in b:
+                if lowball:
+                    for three in itertools.combinations(others, 3):
+                        for five in itertools.combinations(list(three) + [int(centre), x, y], 5):
+                            best = max(best, int(evaluate_low_a6(np.array(five, np.int8))[0]))
+                else:
+                    kept = list(itertools.combinations(others, 3)) + \
+                        [pair + (int(centre),) for pair in itertools.combinations(others, 2)]
+                    for k in kept:
+                        best = max(best, int(evaluate_hands(np.array(list(k) + [x, y], np.int8))[0]))
+        out.append(best)
+    return out
+
+
+@pytest.mark.parametrize("lowball", [False, True])
+def test_throw_values_value_each_throw_as_the_plain_evaluators_do(lowball):
+    """throw_values (what the made discard and the buckets' canonical order rank throws by) values
+    each subset once; each throw's value is the one valuing it on its own gives, every round."""
+    h = 6 if lowball else 5
+    rng = np.random.default_rng(21)
+    c, vals, tw = np.empty(h, np.int64), np.empty(h, np.int64), np.empty((2, 9), np.uint64)
+    for rnd in range(3):
+        for _ in range(40):
+            deck = rng.permutation(52).astype(np.int8)
+            hand, centre = deck[:h], deck[h]
+            towers = np.full(6, -1, np.int8)
+            towers[: 2 * (rnd + 1)] = deck[h + 1: h + 3 + 2 * rnd]
+            held = np.ones(h, np.bool_)
+            held[rng.choice(h, rnd, replace=False)] = False
+            keep = T.throw_values(hand, held, centre, towers, lowball, False, c, vals, tw)
+            assert keep == -1
+            assert list(vals) == _throw_reference(hand, held, centre, towers, lowball), (hand, held, towers)
+    # last (high, three held, towers complete): the throws' two-card hands, and keeping all three
+    for _ in range(40):
+        deck = rng.permutation(52).astype(np.int8)
+        held = np.ones(5, np.bool_)
+        held[rng.choice(5, 2, replace=False)] = False
+        keep = T.throw_values(deck[:5], held, deck[5], deck[6:12], False, True, c[:5], vals[:5], tw)
+        kept = [int(x) for x, k in zip(deck[:5], held) if k]
+        assert keep == brute_high(kept, int(deck[5]), [int(x) for x in deck[6:12]])
+        for j in np.flatnonzero(held):
+            pair = [int(deck[q]) for q in np.flatnonzero(held) if q != j]
+            assert vals[j] == brute_high(pair, int(deck[5]), [int(x) for x in deck[6:12]])

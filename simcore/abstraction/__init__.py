@@ -112,9 +112,33 @@ class Abstraction:
 
     def observe_rows(self, obs: dict, rows: np.ndarray, round: int | None = None):
         """:meth:`observe` of the rows ``rows`` (an index array) alone: the same buckets and
-        canonical order as those rows get in the whole observation (each row is its own)."""
+        canonical order as those rows get in the whole observation (each row is its own).
+
+        With shared answers, a row is read once per observation: the rows read so far are kept
+        (the whole observation's answer, where :meth:`observe` has read it, serves them all), and
+        a later call reads only the rows of its own that no earlier one did. A chain of tables over
+        the same buckets (each reading the rows that hold an entry in its own table) so orders
+        each row once, not once a table that holds it."""
         r = int(obs.get("round", 0) if round is None else round)
-        return self.kernel(observation_rows(obs, rows, self.game, self.decision), r)
+        if ANSWERS not in obs or not _hashable(self.key):
+            return self.kernel(observation_rows(obs, rows, self.game, self.decision), r)
+        whole = recall(obs, self._memo_key(self.name, r))
+        if whole is not None:
+            return whole[0][rows], whole[1][rows]
+        mine = self._memo_key(self.name + " rows", r)
+        kept = recall(obs, mine)
+        if kept is None:
+            n = len(obs["legal"])
+            kept = (np.zeros(n, np.int64), None, np.zeros(n, np.bool_))  # buckets, canon, read
+        buckets, canon, read = kept
+        todo = rows[~read[rows]]
+        if len(todo):
+            b, c = self.kernel(observation_rows(obs, todo, self.game, self.decision), r)
+            if canon is None:
+                canon = np.empty((len(read), c.shape[1]), c.dtype)
+            buckets[todo], canon[todo], read[todo] = b, c, True
+            remember(obs, mine, (buckets, canon, read))
+        return buckets[rows], canon[rows]
 
     def actions(self, obs: dict, round: int | None = None) -> np.ndarray:
         """``canon (n, n_actions) int64``: the canonical index of each real action."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..variants.tapiola import best_high, best_low
+from ..variants.tapiola import throw_values
 from . import Abstraction
 from ._common import COMB, multiset_index, multiset_unrank, n_multisets, sort_desc
 
@@ -55,46 +55,6 @@ HIGH_GROUPS = (np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2], np.int64),   # 
 LOW_GROUPS = (np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2], np.int64),    # A-5 6-T J-K
               np.array([0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4], np.int64),    # A-3 4-5 6-7 8-T J-K
               np.arange(13, dtype=np.int64))
-
-
-@njit(cache=True, nogil=True)
-def _throw_values(hand, held, centre, towers, lowball, last, c, vals):
-    """``vals[j]``: the best hand the held cards other than j make with what is in sight (high:
-    three of them, or two and the centre, with one card of each tower dealt; lowball: three, the
-    centre and the towers); -2 for cards not held. Returns the value of keeping all three
-    (``last``), else -1. Each subset of held cards is valued once and counts for every card
-    it leaves out."""
-    h = hand.shape[0]
-    m = 0
-    for j in range(h):
-        vals[j] = -1 if held[j] else -2
-        if held[j]:
-            c[m] = j
-            m += 1
-    keep = -1
-    for x in range(m):
-        for y in range(x + 1, m):
-            a, b = c[x], c[y]
-            if not lowball:
-                v = best_high(hand[a], hand[b], centre, towers)
-                for t in range(m):
-                    j = c[t]
-                    if j != a and j != b and v > vals[j]:
-                        vals[j] = v
-            for z in range(y + 1, m):
-                d = c[z]
-                if lowball:
-                    v = best_low(hand[a], hand[b], hand[d], centre, towers)
-                else:
-                    v = best_high(hand[a], hand[b], hand[d], towers)
-                if last:
-                    keep = max(keep, v)
-                    continue
-                for t in range(m):
-                    j = c[t]
-                    if j != a and j != b and j != d and v > vals[j]:
-                        vals[j] = v
-    return keep
 
 
 @njit(cache=True, nogil=True)
@@ -111,6 +71,7 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
     vals = np.empty(h, np.int64)
     sort_key = np.empty(h, np.int64)
     work = np.empty(h, np.int64)
+    tw = np.empty((2, 9), np.uint64)
     for i in range(n):
         for r in range(13):
             rc[r] = 0
@@ -160,7 +121,7 @@ def _kernel(hand, held, centre, towers, lowball, groups, n_class, last, offsets,
             continue
         # canonical order: the throw that leaves the best hand first (on equal hands the
         # higher state), then by state high to low, thrown positions last
-        keep = _throw_values(hand[i], held[i], centre[i], towers[i], lowball, last, work, vals)
+        keep = throw_values(hand[i], held[i], centre[i], towers[i], lowball, last, work, vals, tw)
         best = order[0]
         for q in range(k):  # on equal hands the lower state (the lower card) goes, as in `made`
             if vals[order[q]] >= vals[best]:

@@ -167,6 +167,89 @@ def best_low(c0, c1, c2, centre, towers):
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _high_over_towers(key, bits, tw, nt):
+    """:func:`best_high` of a summed key and bit set, over the ``nt`` tower choices of ``tw``."""
+    best = -1
+    for t in range(nt):
+        v = value_high(key + tw[0, t], bits | tw[1, t])
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True, nogil=True)
+def throw_values(hand, held, centre, towers, lowball, last, c, vals, tw):
+    """What each throw leaves, for one hand (h,) with ``held`` (h,) bool: ``vals[j]`` the best hand
+    the held cards other than j make with what is in sight (high: three of them, or two and the
+    centre, with one card of each tower dealt, as :func:`best_high` values them; lowball: three,
+    the centre and the towers, :func:`best_low`), -1 where they make none yet (a tower still
+    empty), -2 for cards not held. Returns the value of keeping all three held cards (``last``:
+    then ``vals`` holds the throws' two-card hands only), else -1. ``c`` (h,) int64 and ``tw``
+    (2, 9) uint64 are working space.
+
+    Each subset of held cards is valued once and counts for every card it leaves out: with five
+    held, 20 hands instead of the 50 that valuing each throw on its own takes; a subset that
+    leaves out no held card is not valued (unless ``last``). In the high game the tower choices
+    are summed once for all of them. The ``made`` discard, the ``last`` policies and Tapiola's
+    buckets' canonical order all rank the throws by these values."""
+    h = hand.shape[0]
+    m = 0
+    for j in range(h):
+        vals[j] = -1 if held[j] else -2
+        if held[j]:
+            c[m] = j
+            m += 1
+    nt = 0
+    kc = bc = key2 = bits2 = np.uint64(0)
+    if not lowball:  # the tower choices dealt so far, each pair's key and bits summed once
+        for a in range(0, 6, 2):
+            ca = towers[a]
+            if ca < 0:
+                break
+            for b in range(1, 6, 2):
+                cb = towers[b]
+                if cb < 0:
+                    break
+                tw[0, nt] = CARD_KEY[np.uint8(ca)] + CARD_KEY[np.uint8(cb)]
+                tw[1, nt] = CARD_BIT[np.uint8(ca)] | CARD_BIT[np.uint8(cb)]
+                nt += 1
+        kc, bc = CARD_KEY[np.uint8(centre)], CARD_BIT[np.uint8(centre)]
+    keep = -1
+    triples = last or m > 3
+    for x in range(m):
+        ca = hand[c[x]]
+        for y in range(x + 1, m):
+            a, b = c[x], c[y]
+            cb = hand[b]
+            if not lowball:
+                key2 = SUIT_START + CARD_KEY[np.uint8(ca)] + CARD_KEY[np.uint8(cb)]
+                bits2 = CARD_BIT[np.uint8(ca)] | CARD_BIT[np.uint8(cb)]
+                if m > 2 or last:
+                    v = _high_over_towers(key2 + kc, bits2 | bc, tw, nt)
+                    for t in range(m):
+                        j = c[t]
+                        if j != a and j != b and v > vals[j]:
+                            vals[j] = v
+            if not triples:
+                continue
+            for z in range(y + 1, m):
+                d = c[z]
+                if lowball:
+                    v = best_low(ca, cb, hand[d], centre, towers)
+                else:
+                    v = _high_over_towers(key2 + CARD_KEY[np.uint8(hand[d])], bits2 | CARD_BIT[np.uint8(hand[d])],
+                                          tw, nt)
+                if last:
+                    keep = max(keep, v)
+                    continue
+                for t in range(m):
+                    j = c[t]
+                    if j != a and j != b and j != d and v > vals[j]:
+                        vals[j] = v
+    return keep
+
+
 @njit(cache=True, nogil=True)
 def kept_cards(hand, held, out):
     """Write the held cards of one hand (h,) into ``out`` in position order; return how many."""
