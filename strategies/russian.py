@@ -410,7 +410,10 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
         n_unseen = _unseen(flop, up, placed, own_down, card, i, seat, ru, su)
         for t in range(3 if policy == _FIGHT_WEAK else 2):
             _hits(to_come + t, ru, n_unseen, hit[t])
+        every = policy == _TWO_AND_DUMP or policy == _FIGHT_WEAK  # they read the full hands too
         for h in range(3):
+            if not (every or legal[i, h]):
+                continue  # best-gain and conceal compare the hands with room only
             k = _gather(flop, up, placed, own_down, i, seat, h, seat, buf)
             now[h] = _score(buf, k, to_come + 1, hit[1], su, n_unseen, cnt)
             if legal[i, h]:
