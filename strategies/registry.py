@@ -48,7 +48,11 @@ def register(variant: str, decision: str, name: str, description: str = "", *, d
 
     ``pure=True`` says the policy's actions depend on its observation alone (no
     random stream, no state kept between calls), so a game may ask it once for
-    several tables that show it the same thing. Other keywords are traits a
+    several tables that show it the same thing. ``rowwise=True`` says each
+    row's action depends on that row of the observation alone and the policy
+    draws nothing from its stream, so a table policy whose fallback it is asks
+    it for the rows its entries leave only (``tests/test_rowwise.py`` checks
+    every policy that declares it). Other keywords are traits a
     game reads to apply a fixed rule itself (Russian's ``place_rule``, Slovak's
     ``exchange_rule``). Traits are read through one accessor,
     :func:`simcore.engine.policy_traits` (``Table.trait`` for a seat).

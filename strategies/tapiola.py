@@ -385,7 +385,9 @@ LAST_POLICIES = (
                         "else the weakest"),
 )
 
+# rowwise: each row's action is a function of that row alone (no stream), so a table whose
+# fallback this is asks it for the rows its own entries leave (strategies.table.TablePolicy)
 for _name, _code, _text in DISCARD_POLICIES:
-    register("tapiola", "discard", _name, _text, default=_name == "lowest")(_discard_policy(_code))
+    register("tapiola", "discard", _name, _text, default=_name == "lowest", rowwise=True)(_discard_policy(_code))
 for _name, _code, _text in LAST_POLICIES:
-    register("tapiola", "last", _name, _text, default=_name == "never")(_last_policy(_code))
+    register("tapiola", "last", _name, _text, default=_name == "never", rowwise=True)(_last_policy(_code))

@@ -864,7 +864,9 @@ def policy_traits(fn) -> Mapping:
     Traits tell a variant what it may do instead of asking the strategy:
     ``pure`` (its actions depend on its observation alone, so one answer may
     serve several tables that show it the same thing), ``place_rule`` and
-    ``exchange_rule`` (a fixed rule the variant applies in its own kernel).
+    ``exchange_rule`` (a fixed rule the variant applies in its own kernel);
+    ``rowwise`` (each row's action depends on that row alone and it draws
+    nothing from its stream: a table policy may ask it for some rows only).
     This is the one accessor; :meth:`Table.trait` reads it for a seat.
     """
     return getattr(fn, _TRAITS, _NO_TRAITS)

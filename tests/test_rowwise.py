@@ -1,0 +1,86 @@
+"""The ``rowwise`` trait: a policy that declares it answers each row from that row alone and
+draws nothing from its stream, so a table policy asks it for the rows its own entries leave
+(strategies.table.TablePolicy). Every registered policy that declares it is checked here on
+real observations (random play), and a table over it plays what it played when it asked the
+fallback for every row."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strategies  # noqa: F401  (registers the policies)
+import strategies.table as table_module
+from abstraction_obs import collect
+from simcore.abstraction import observation_rows
+from simcore.engine import policy_traits
+from strategies import resolve
+from strategies.registry import _REGISTRY
+
+ROWWISE = sorted((g, d, name) for g, by_d in _REGISTRY.items() for d, by_name in by_d.items()
+                 for name, e in by_name.items()
+                 if e.function is not None and policy_traits(e.function).get("rowwise", False))
+OPTIONS = {"tapiola": ({}, {"lowball": True})}
+
+
+def test_some_policies_declare_it():
+    assert ("tapiola", "discard", "made") in ROWWISE and ("tapiola", "last", "best") in ROWWISE
+
+
+@pytest.fixture(scope="module")
+def seen():
+    from simcore.variants import get_variant
+    out = {}
+    for game in sorted({g for g, _, _ in ROWWISE}):
+        for opts in OPTIONS.get(game, ({},)):
+            v = get_variant(game, **opts)
+            out[(game, tuple(sorted(opts.items())))] = (v, collect(v, 6 if game != "russian" else 4, n=1500, seed=9))
+    return out
+
+
+def _state(rng):
+    return rng.bit_generator.state
+
+
+def test_every_rowwise_policy_answers_a_subset_as_it_answers_the_whole(seen):
+    checked = 0
+    for (game, _), (v, obs_by_d) in seen.items():
+        for g, d, name in ROWWISE:
+            if g != game or d not in obs_by_d:  # (lowball has no last decision)
+                continue
+            fn = resolve(v, d, name)[1]
+            for i, obs in enumerate(obs_by_d[d][:6]):
+                rng = np.random.default_rng(i)
+                before = _state(rng)
+                try:
+                    whole = np.asarray(fn(obs, rng), dtype=np.int64)
+                except ValueError:  # a policy for the other rules (lowball only, ...)
+                    continue
+                assert _state(rng) == before, (g, d, name)  # draws nothing
+                rows = np.sort(np.random.default_rng(100 + i).choice(len(whole), len(whole) // 3, replace=False))
+                part = np.asarray(fn(observation_rows(obs, rows, g, d), rng), dtype=np.int64)
+                assert np.array_equal(part, whole[rows]), (g, d, name, i)
+                checked += 1
+    assert checked >= 20
+
+
+def test_a_table_asks_a_rowwise_fallback_for_the_rows_it_misses_and_plays_the_same(seen, monkeypatch):
+    """The shipped Tapiola chain ends in rowwise built-ins: each decision plays the same actions
+    when its root is asked for every row (the trait ignored), and is asked for fewer rows."""
+    v, obs_by_d = seen[("tapiola", ())]
+    asked = []
+    for d in ("discard", "last"):
+        for i, obs in enumerate(obs_by_d[d][:4]):
+            fn = resolve(v, d, "solved")[1]
+            got = fn(obs, np.random.default_rng(i))
+            root = fn._policy(6)
+            while isinstance(root.fallback, table_module.TablePolicy):
+                root = root.fallback
+            real = root.fallback
+            sizes = []
+            monkeypatch.setattr(root, "fallback", lambda o, r, real=real: sizes.append(len(o["legal"])) or real(o, r))
+            assert np.array_equal(fn(obs, np.random.default_rng(i)), got)
+            monkeypatch.setattr(root, "_fallback_rows", False)
+            assert np.array_equal(fn(obs, np.random.default_rng(i)), got), (d, i)
+            asked.append((sizes[0], len(obs["legal"])))
+            monkeypatch.undo()
+    assert all(a <= n for a, n in asked) and any(a < n for a, n in asked), asked
