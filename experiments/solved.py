@@ -1056,9 +1056,15 @@ def summary(res: Path) -> str:
                     + (" (all the pure first action, the start's)" if x["one_only_pure_first"] else "")
                     for d, x in rows.items()))
             sp = r["same_play"]
-            lines.append(f"- {r['game']} {r['players']}p ({r['settings']['iterations']} iterations x "
-                         f"{r['settings']['deals_per_iteration']:,} deals, seed {r['settings']['seed']}): "
-                         f"{r['wall_s']:.0f} s wall on a shared machine; the table is {what}. Seat 0 on it in "
+            st = r["settings"]
+            earlier = st.get("earlier_stages") or ([st["stage1"]] if st.get("stage1") else [])
+            stages = "".join(f"stage {k}: {x['iterations']} iterations ({x['method']}, {x['abstraction']}); "
+                             for k, x in enumerate(earlier, start=1))
+            last = "last stage: " if earlier else ""
+            lines.append(f"- {r['game']} {r['players']}p ({stages}{last}{st['iterations']} iterations x "
+                         f"{st['deals_per_iteration']:,} deals, seed {st['seed']}): "
+                         f"{r['wall_s']:.0f} s wall in all" + (f" ({r['note']})" if r.get("note") else "")
+                         + f"; the table is {what}. Seat 0 on it in "
                          f"a field of {'the shipped table' if against == 'shipped' else 'that table'}, "
                          f"{sp['deals']:,} paired deals: "
                          + ("the same play on every deal (difference 0, spread 0)." if sp["same"] else
