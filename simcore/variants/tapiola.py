@@ -109,6 +109,19 @@ def apply_discards(held, positions):
 # -- final hands ------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def dealt(towers):
+    """``(na, nb)``: how many cards of tower A and of tower B a (6,) row in deal order
+    ``A1 B1 A2 B2 A3 B3`` holds (-1 beyond: each tower fills from its first card)."""
+    na = 0
+    while na < 3 and towers[2 * na] >= 0:
+        na += 1
+    nb = 0
+    while nb < 3 and towers[2 * nb + 1] >= 0:
+        nb += 1
+    return na, nb
+
+
 @njit(cache=True, nogil=True)
 def best_high(c0, c1, c2, towers):
     """Best high value of cards ``c0 c1 c2`` plus one card of each tower.
@@ -120,16 +133,13 @@ def best_high(c0, c1, c2, towers):
     key = SUIT_START + CARD_KEY[np.uint8(c0)] + CARD_KEY[np.uint8(c1)] + CARD_KEY[np.uint8(c2)]
     bits = CARD_BIT[np.uint8(c0)] | CARD_BIT[np.uint8(c1)] | CARD_BIT[np.uint8(c2)]
     best = -1
-    for a in range(0, 6, 2):
-        ca = towers[a]
-        if ca < 0:
-            break
+    na, nb = dealt(towers)
+    for a in range(na):
+        ca = towers[2 * a]
         ka = key + CARD_KEY[np.uint8(ca)]
         ba = bits | CARD_BIT[np.uint8(ca)]
-        for b in range(1, 6, 2):
-            cb = towers[b]
-            if cb < 0:
-                break
+        for b in range(nb):
+            cb = towers[2 * b + 1]
             v = value_high(ka + CARD_KEY[np.uint8(cb)], ba | CARD_BIT[np.uint8(cb)])
             if v > best:
                 best = v
@@ -147,14 +157,11 @@ def best_low(c0, c1, c2, centre, towers):
     bits4 = (CARD_BIT[np.uint8(c0)] | CARD_BIT[np.uint8(c1)] | CARD_BIT[np.uint8(c2)]
              | CARD_BIT[np.uint8(centre)])
     best = -1
-    for a in range(0, 6, 2):
-        ca = towers[a]
-        if ca < 0:
-            break
-        for b in range(1, 6, 2):
-            cb = towers[b]
-            if cb < 0:
-                break
+    na, nb = dealt(towers)
+    for a in range(na):
+        ca = towers[2 * a]
+        for b in range(nb):
+            cb = towers[2 * b + 1]
             key = key4 + CARD_KEY[np.uint8(ca)] + CARD_KEY[np.uint8(cb)]
             bits = bits4 | CARD_BIT[np.uint8(ca)] | CARD_BIT[np.uint8(cb)]
             # The best five of six: drop each card in turn (cards are
@@ -203,14 +210,11 @@ def throw_values(hand, held, centre, towers, lowball, last, c, vals, tw):
     nt = 0
     kc = bc = key2 = bits2 = np.uint64(0)
     if not lowball:  # the tower choices dealt so far, each pair's key and bits summed once
-        for a in range(0, 6, 2):
-            ca = towers[a]
-            if ca < 0:
-                break
-            for b in range(1, 6, 2):
-                cb = towers[b]
-                if cb < 0:
-                    break
+        na, nb = dealt(towers)
+        for a in range(na):
+            ca = towers[2 * a]
+            for b in range(nb):
+                cb = towers[2 * b + 1]
                 tw[0, nt] = CARD_KEY[np.uint8(ca)] + CARD_KEY[np.uint8(cb)]
                 tw[1, nt] = CARD_BIT[np.uint8(ca)] | CARD_BIT[np.uint8(cb)]
                 nt += 1
