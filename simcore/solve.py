@@ -56,7 +56,7 @@ from functools import partial
 
 import numpy as np
 
-from .abstraction import NO_START, ask_policy, draw_mixed, entries, entry_bits, with_answers
+from .abstraction import NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, with_answers
 from .engine import is_pure
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
@@ -100,6 +100,9 @@ class MixedTable:
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
         self.fallback = fallback  # (label, fn)
         self._fallback_pure = is_pure(fallback[1])
+        # a rowwise fallback is asked for the rows that miss (abstraction.ask_fallback)
+        self._fallback_rows = rows_of(fallback[1], getattr(abstraction, "game", None),
+                                      getattr(abstraction, "decision", None))
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
         self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
         self.entry = entry_bits(self.probs.any(axis=1))  # draw_mixed skips the buckets without one
@@ -114,9 +117,7 @@ class MixedTable:
         out, miss = np.empty(n, np.int64), np.empty(n, np.bool_)
         draw_mixed(b, np.ascontiguousarray(canon), self.probs, legal, rng.random(n), out, miss, self.start,
                    entries(self.entry))
-        if miss.any():
-            fb = ask_policy(self.fallback[1], obs, rng, self._fallback_pure)
-            out[miss] = fb[miss]
+        ask_fallback(self.fallback[1], obs, rng, miss, out, self._fallback_pure, self._fallback_rows)
         return out
 
     def __reduce__(self):

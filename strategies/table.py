@@ -54,20 +54,15 @@ import numpy as np
 from numba import njit
 
 try:  # the one accessor for policy traits (pure, ...)
-    from simcore.engine.variant import is_pure, policy_traits, with_traits
+    from simcore.engine.variant import is_pure, with_traits
 except ImportError:  # a pvsim from before traits were declared: the attribute alone
-    def policy_traits(fn):
-        return {}
-
     def is_pure(fn):
         return bool(getattr(fn, "pure", False))
 
     def with_traits(fn, **traits):
         return fn
 
-from simcore.abstraction import (
-    NO_START, ask_policy, draw_mixed, entries, entry_bits, observation_rows, with_answers,
-)
+from simcore.abstraction import NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, with_answers
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -402,7 +397,7 @@ class TablePolicy:
         self.fallback = fallback
         self._fallback_pure = is_pure(fallback)
         # a fallback whose rows are their own (trait ``rowwise``) is asked for the rows that miss
-        self._fallback_rows = bool(policy_traits(fallback).get("rowwise", False))
+        self._fallback_rows = rows_of(fallback, variant.name, decision)
         pure = not self.mixed and self._fallback_pure
         self.pure = pure
         if pure:
@@ -439,14 +434,7 @@ class TablePolicy:
             out = np.empty(n, np.int64)
             miss = np.empty(n, np.bool_)
             self._lookup(buckets, np.ascontiguousarray(canon, dtype=np.int64), legal, u, out, miss)
-        if miss.any():
-            if self._fallback_rows and not miss.all():
-                lost = np.flatnonzero(miss)
-                sub = observation_rows(obs, lost, self.variant.name, self.decision)
-                out[lost] = np.asarray(self.fallback(sub, rng), dtype=np.int64)
-            else:
-                fb = ask_policy(self.fallback, obs, rng, self._fallback_pure)
-                out[miss] = fb[miss]
+        ask_fallback(self.fallback, obs, rng, miss, out, self._fallback_pure, self._fallback_rows)
         return out
 
     def _lookup(self, buckets, canon, legal, u, out, miss, rows=None):

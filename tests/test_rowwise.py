@@ -79,8 +79,34 @@ def test_a_table_asks_a_rowwise_fallback_for_the_rows_it_misses_and_plays_the_sa
             sizes = []
             monkeypatch.setattr(root, "fallback", lambda o, r, real=real: sizes.append(len(o["legal"])) or real(o, r))
             assert np.array_equal(fn(obs, np.random.default_rng(i)), got)
-            monkeypatch.setattr(root, "_fallback_rows", False)
+            monkeypatch.setattr(root, "_fallback_rows", None)
             assert np.array_equal(fn(obs, np.random.default_rng(i)), got), (d, i)
             asked.append((sizes[0], len(obs["legal"])))
             monkeypatch.undo()
     assert all(a <= n for a, n in asked) and any(a < n for a, n in asked), asked
+
+
+def test_the_solvers_average_table_asks_a_rowwise_fallback_for_its_misses_too(seen):
+    """simcore.solve.MixedTable (the field of a solve) shares the table policy's fallback ask: with
+    made as its fallback it asks made for the rows without an entry, and plays what it played
+    when it asked made for every row."""
+    from simcore.abstraction import get_abstraction
+    from simcore.solve import MixedTable
+
+    v, obs_by_d = seen[("tapiola", ())]
+    a = get_abstraction(v, "discard", 6, "coarse")
+    probs = np.zeros((a.n_buckets, a.n_actions))
+    rng = np.random.default_rng(0)
+    probs[rng.choice(a.n_buckets, a.n_buckets // 2, replace=False), 0] = 1.0  # half the buckets hold an entry
+    made = resolve(v, "discard", "made")
+    table = MixedTable(a, probs, made)
+    assert table._fallback_rows == ("tapiola", "discard")
+    sizes = []
+    table.fallback = (made[0], lambda o, r: sizes.append(len(o["legal"])) or made[1](o, r))
+    for i, obs in enumerate(obs_by_d["discard"][:4]):
+        got = table(obs, np.random.default_rng(i))
+        rows_asked = sizes[-1]
+        table._fallback_rows = None
+        assert np.array_equal(table(obs, np.random.default_rng(i)), got), i
+        assert sizes[-1] == len(obs["legal"]) > rows_asked > 0
+        table._fallback_rows = ("tapiola", "discard")

@@ -185,6 +185,30 @@ def observation_rows(obs: dict, rows: np.ndarray, game: str, decision: str) -> d
     return {k: (a[rows] if k in keys and isinstance(a, np.ndarray) else a) for k, a in obs.items() if k != ANSWERS}
 
 
+def ask_fallback(fn, obs: dict, rng, miss: np.ndarray, out: np.ndarray, pure: bool = False,
+                 rows_of: tuple | None = None) -> None:
+    """``out[miss]`` from a table's fallback ``fn`` (the rows its own entries leave). With
+    ``rows_of`` ``(game, decision)``, for a fallback that declares the trait ``rowwise`` (each row
+    its own, nothing drawn), it is asked for those rows alone when some rows hit; otherwise it is
+    asked for the whole observation through :func:`ask_policy` (``pure``: answered once)."""
+    if not miss.any():
+        return
+    if rows_of and not miss.all():
+        lost = np.flatnonzero(miss)
+        out[lost] = np.asarray(fn(observation_rows(obs, lost, *rows_of), rng), dtype=np.int64)
+        return
+    out[miss] = ask_policy(fn, obs, rng, pure)[miss]
+
+
+def rows_of(fn, game: str | None, decision: str | None) -> tuple | None:
+    """:func:`ask_fallback`'s ``rows_of`` for fallback ``fn``: ``(game, decision)`` where ``fn``
+    declares ``rowwise`` (and the game and decision are known), else None."""
+    from ..engine.variant import policy_traits
+
+    rowwise = bool(policy_traits(fn).get("rowwise", False))
+    return (game, decision) if rowwise and game is not None and decision is not None else None
+
+
 def to_real(canon: np.ndarray, k: np.ndarray) -> np.ndarray:
     """The real action of each row whose canonical index is ``k[i]``.
 
