@@ -122,6 +122,23 @@ def dealt(towers):
     return na, nb
 
 
+@njit(cache=True, nogil=True, inline="always")
+def tower_choices(towers, tw):
+    """The tower choices a (6,) row has dealt so far (one card of A and one of B), each pair's key
+    into ``tw[0]`` and bit set into ``tw[1]`` (``tw`` (2, 9) uint64, summed once for many hands;
+    :func:`_high_over_towers` reads them); returns how many."""
+    na, nb = dealt(towers)
+    nt = 0
+    for a in range(na):
+        ca = np.uint8(towers[2 * a])
+        for b in range(nb):
+            cb = np.uint8(towers[2 * b + 1])
+            tw[0, nt] = CARD_KEY[ca] + CARD_KEY[cb]
+            tw[1, nt] = CARD_BIT[ca] | CARD_BIT[cb]
+            nt += 1
+    return nt
+
+
 @njit(cache=True, nogil=True)
 def best_high(c0, c1, c2, towers):
     """Best high value of cards ``c0 c1 c2`` plus one card of each tower.
@@ -210,14 +227,7 @@ def throw_values(hand, held, centre, towers, lowball, last, c, vals, tw):
     nt = 0
     kc = bc = key2 = bits2 = np.uint64(0)
     if not lowball:  # the tower choices dealt so far, each pair's key and bits summed once
-        na, nb = dealt(towers)
-        for a in range(na):
-            ca = towers[2 * a]
-            for b in range(nb):
-                cb = towers[2 * b + 1]
-                tw[0, nt] = CARD_KEY[np.uint8(ca)] + CARD_KEY[np.uint8(cb)]
-                tw[1, nt] = CARD_BIT[np.uint8(ca)] | CARD_BIT[np.uint8(cb)]
-                nt += 1
+        nt = tower_choices(towers, tw)
         kc, bc = CARD_KEY[np.uint8(centre)], CARD_BIT[np.uint8(centre)]
     keep = -1
     triples = last or m > 3
@@ -269,20 +279,12 @@ def kept_cards(hand, held, out):
 def _showdown_kernel(hands, held, centre, towers, low, values):
     """Final values (n, P): hands and held (P, n, h), centre (n,), towers (n, 6)."""
     P, n, h = hands.shape
-    # The nine tower pairs are summed once per deal and shared by every seat
-    # (scalar indexing throughout: row views cost more than the lookups).
-    tkey = np.empty(9, np.uint64)
-    tbits = np.empty(9, np.uint64)
+    # The nine tower pairs are summed once per deal and shared by every seat.
+    tw = np.empty((2, 9), np.uint64)
+    nt = 0
     for i in range(n):
         if not low:
-            t = 0
-            for a in range(0, 6, 2):
-                ca = np.uint8(towers[i, a])
-                for b in range(1, 6, 2):
-                    cb = np.uint8(towers[i, b])
-                    tkey[t] = CARD_KEY[ca] + CARD_KEY[cb]
-                    tbits[t] = CARD_BIT[ca] | CARD_BIT[cb]
-                    t += 1
+            nt = tower_choices(towers[i], tw)
         for p in range(P):
             k = 0
             c0 = c1 = c2 = np.int8(-1)
@@ -304,12 +306,7 @@ def _showdown_kernel(hands, held, centre, towers, low, values):
             u0, u1, u2 = np.uint8(c0), np.uint8(c1), np.uint8(c2)
             key = SUIT_START + CARD_KEY[u0] + CARD_KEY[u1] + CARD_KEY[u2]
             bits = CARD_BIT[u0] | CARD_BIT[u1] | CARD_BIT[u2]
-            best = np.int32(0)
-            for t in range(9):
-                v = value_high(key + tkey[t], bits | tbits[t])
-                if v > best:
-                    best = v
-            values[i, p] = best
+            values[i, p] = _high_over_towers(key, bits, tw, nt)
 
 
 def showdown_values(hands, held, centre, towers, lowball: bool = False) -> np.ndarray:
