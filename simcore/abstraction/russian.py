@@ -85,7 +85,6 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
     order = np.empty(3, np.int64)
     srt = np.empty(3, np.int64)
     cards = np.empty(6, np.int64)
-    rc = np.zeros(13, np.int64)
     for i in range(n):
         x = card[i]
         xr, xs = x >> 2, x & 3
@@ -101,37 +100,27 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
             if own_down[i, k] >= 0:
                 cards[m] = own_down[i, k]
                 m += 1
-            mask = 0
+            # rank sets held once or more, twice or more, three times or more (in registers)
+            s1, s2, s3 = 0, 0, 0
             one_suit = True
             for t in range(m):
-                rc[cards[t] >> 2] += 1
-                mask |= 1 << (cards[t] >> 2)
+                b = 1 << (cards[t] >> 2)
+                s3 |= s2 & b
+                s2 |= s1 & b
+                s1 |= b
                 one_suit = one_suit and (cards[t] & 3) == (cards[0] & 3)
-            pairs = 0
-            trips = False
-            for t in range(m):
-                r = cards[t] >> 2
-                if (mask >> r) & 1:  # each rank once
-                    pairs += rc[r] == 2
-                    trips = trips or rc[r] >= 3
-                    mask ^= 1 << r
-            for t in range(m):
-                mask |= 1 << (cards[t] >> 2)
-            made = 3 if trips else min(pairs, 2)
-            distinct = popcount(mask) == m
-            straight = distinct and FITS[mask]
+            made = 3 if s3 else min(popcount(s2), 2)
+            straight = s2 == 0 and FITS[s1]
             draw = 1 if (one_suit or straight) else 0
             pc = placed[i, seat, k]
             effect = 0
             if pc < 4:
-                if rc[xr] > 0:
+                if (s1 >> xr) & 1:
                     effect = 2
                 elif (one_suit and xs == (cards[0] & 3)):
                     effect = 1
-                elif straight and FITS[mask | (1 << xr)]:
+                elif straight and FITS[s1 | (1 << xr)]:
                     effect = 1
-            for t in range(m):
-                rc[cards[t] >> 2] = 0
             if level == 2:
                 state[k] = ((pc * 4 + made) * 2 + draw) * 3 + effect
             elif level == 1:
