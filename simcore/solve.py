@@ -56,7 +56,8 @@ from functools import partial
 
 import numpy as np
 
-from .abstraction import NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, with_answers
+from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
+                          with_answers)
 from .engine import is_pure
 from .engine.checkpoint import read_bytes
 from .engine.checks import check_deals, check_seed, check_whole, is_real
@@ -119,6 +120,10 @@ class MixedTable:
                    entries(self.entry))
         ask_fallback(self.fallback[1], obs, rng, miss, out, self._fallback_pure, self._fallback_rows)
         return out
+
+    def seat_view_kind(self, n_players: int) -> str | None:
+        """``simcore.abstraction.seat_view_kind``: one uniform a row, then the fallback's draws."""
+        return table_view_kind(self.abstraction, True, self.fallback[1], n_players)
 
     def __reduce__(self):
         # Travels as its rows with an entry: declared bucket counts run to millions, visited ones far fewer.

@@ -52,7 +52,11 @@ def register(variant: str, decision: str, name: str, description: str = "", *, d
     row's action depends on that row of the observation alone and the policy
     draws nothing from its stream, so a table policy whose fallback it is asks
     it for the rows its entries leave only (``tests/test_rowwise.py`` checks
-    every policy that declares it). Other keywords are traits a
+    every policy that declares it). ``seat_view=True`` says each row's action is
+    a function of the game's seat view of that row alone (``Variant.seat_view``)
+    and nothing is drawn, so a best response's fit may reuse its answer for a
+    row that looks the same to it in another play of the deal (checked by
+    ``tests/test_seat_view.py``). Other keywords are traits a
     game reads to apply a fixed rule itself (Russian's ``place_rule``, Slovak's
     ``exchange_rule``). Traits are read through one accessor,
     :func:`simcore.engine.policy_traits` (``Table.trait`` for a seat).

@@ -547,6 +547,10 @@ _POLICIES = (
 # kernel for the 12 rounds and the showdown (see simcore.variants.russian.PLACE_BY_RANK)
 _RULES = {_FIRST_OPEN: PLACE_FIRST_OPEN, _BY_RANK: PLACE_BY_RANK}
 
+# seat_view: every one but fight-weak reads only the seat's own hands, the card and the cards in
+# sight (simcore.variants.russian.seat_view), row by row, drawing nothing
 for _name, _code, _text in _POLICIES:
     _traits = {"place_rule": _RULES[_code]} if _code in _RULES else {}
+    if _code != _FIGHT_WEAK:
+        _traits["seat_view"] = True
     register("russian", "place", _name, _text, default=_name == "first-open", **_traits)(_policy(_code))

@@ -138,6 +138,12 @@ class SolvedPolicy:
     def __call__(self, obs, rng):
         return self._policy(int(obs["n_players"]))(obs, rng)
 
+    def seat_view_kind(self, n_players: int):
+        """The shipped table's (``simcore.abstraction.seat_view_kind``)."""
+        from simcore.abstraction import seat_view_kind
+
+        return seat_view_kind(self._policy(int(n_players)), n_players)
+
     def __reduce__(self):
         # Worker processes load the same shipped tables (package data) by name.
         return _rebuild, (type(self.variant).__module__, self.variant.name, dict(self.variant.opts), self.decision)

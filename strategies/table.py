@@ -62,7 +62,8 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
     def with_traits(fn, **traits):
         return fn
 
-from simcore.abstraction import NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, with_answers
+from simcore.abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
+                                 with_answers)
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -402,6 +403,10 @@ class TablePolicy:
         self.pure = pure
         if pure:
             with_traits(self, pure=True)
+
+    def seat_view_kind(self, n_players: int) -> str | None:
+        """``simcore.abstraction.seat_view_kind`` of this table: a mixed one draws one uniform a row."""
+        return table_view_kind(self._abstraction(n_players), self.mixed, self.fallback, n_players)
 
     def check_players(self, n_players: int):
         """Refuse another player count (a lineup calls this as soon as it knows the table size)."""

@@ -71,6 +71,10 @@ class Abstraction:
     # ``(finer name, f)``: this abstraction's buckets are ``f(finer buckets)`` with the finer one's
     # canonical order, so an observation the finer one has read (shared answers) is not read again.
     coarsens: tuple | None = field(default=None, repr=False, compare=False)
+    # True: a row's buckets and canonical order are a function of the game's seat view of that
+    # row alone (``Variant.seat_view``), so a table over them may say the same of itself
+    # (:func:`seat_view_kind`).
+    seat_view: bool = field(default=False, compare=False)
 
     def _memo_key(self, name: str, r: int) -> tuple:
         return ("observe", self.game, self.decision, name, self.version, self.key, r)
@@ -207,6 +211,37 @@ def rows_of(fn, game: str | None, decision: str | None) -> tuple | None:
 
     rowwise = bool(policy_traits(fn).get("rowwise", False))
     return (game, decision) if rowwise and game is not None and decision is not None else None
+
+
+def seat_view_kind(fn, n_players: int) -> str | None:
+    """How policy ``fn`` answers a row from the game's seat view of it (``Variant.seat_view``):
+
+    - ``"pure"``: each row's action is a function of that row's view alone, nothing is drawn
+      (the trait ``seat_view``; a pure table over a ``seat_view`` abstraction whose fallback is so);
+    - ``"uniform"``: a function of that row's view and of its uniforms, where the policy draws from
+      its stream only ``rng.random(n)`` (one uniform a row of the call) and the draws of a call on
+      some of the rows are the first draws of the call on all of them (a mixed table: one draw,
+      then its fallback's, asked only where rows are left);
+    - None: neither is known.
+
+    An object says so itself with a method ``seat_view_kind(n_players)``."""
+    from ..engine.variant import policy_traits
+
+    kind = getattr(fn, "seat_view_kind", None)
+    if kind is not None:
+        return kind(n_players)
+    return "pure" if policy_traits(fn).get("seat_view", False) else None
+
+
+def table_view_kind(abstraction, mixed: bool, fallback, n_players: int) -> str | None:
+    """:func:`seat_view_kind` of a table over ``abstraction`` (``mixed``: it draws one uniform a row,
+    every call) that plays ``fallback`` where its entries leave rows."""
+    if not getattr(abstraction, "seat_view", False):
+        return None
+    inner = seat_view_kind(fallback, n_players)
+    if inner is None:
+        return None
+    return "uniform" if mixed or inner == "uniform" else "pure"
 
 
 def to_real(canon: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -352,4 +387,5 @@ def get_abstraction(variant, decision: str, n_players: int, name: str = "fine") 
 
 __all__ = ["Abstraction", "abstractions", "get_abstraction", "granularity", "to_real", "identity_canon", "draw_mixed",
            "NO_START", "SKIP_EMPTY", "entry_bits", "entries", "GAMES",
-           "NAMES", "observation_rows", "with_answers", "without_answers", "shared_answer", "ask_policy", "recall", "remember"]
+           "NAMES", "observation_rows", "with_answers", "without_answers", "shared_answer", "ask_policy", "recall",
+           "remember", "seat_view_kind", "table_view_kind"]

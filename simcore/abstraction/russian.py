@@ -30,7 +30,8 @@ the seat has given, so it is in the bucket.
 
 Each granularity is a function of the next finer one.
 
-Other players' visible cards do not enter.
+Other players' visible cards do not enter: the buckets are a function of the seat's view
+(``simcore.variants.russian.seat_view``: ``seat_view=True``).
 """
 from __future__ import annotations
 
@@ -205,15 +206,15 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it), the card's "
             "rank group and the seat",
-            made[0][0], key=(P,), version=3, bucket_kernel=made[0][1], describer=_describe(0, P)),
+            made[0][0], key=(P,), version=3, bucket_kernel=made[0][1], describer=_describe(0, P), seat_view=True),
         "medium": Abstraction(
             "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, what the card does on it), the card's rank "
             "group and the seat",
-            made[1][0], key=(P,), version=3, bucket_kernel=made[1][1], describer=_describe(1, P)),
+            made[1][0], key=(P,), version=3, bucket_kernel=made[1][1], describer=_describe(1, P), seat_view=True),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
             "the card does on it), the card's rank group and the seat", made[2][0], key=(P,), version=3,
-            bucket_kernel=made[2][1], describer=_describe(2, P)),
+            bucket_kernel=made[2][1], describer=_describe(2, P), seat_view=True),
     }

@@ -686,6 +686,18 @@ class Variant:
         """
         return self._layout("hidden_slots").hidden(n_players, seat)
 
+    def seat_view(self, decision: str, obs: dict) -> np.ndarray | None:
+        """Optional: a key (n, w) int64 per row of ``obs`` (one seat's observation at
+        ``decision``) holding what the game's *seat-view* policies read of that row: two rows
+        with equal keys get equal answers from a policy that declares the trait ``seat_view``
+        (and from a table over an abstraction that does), whatever else differs. None (the
+        default): the game declares no such view.
+
+        A best response's fit replays the rest of each deal once per other action of the
+        deviator; where a field seat's view of a row is the same as in the first play, its
+        answer there is reused (``simcore.exploit``), and only the other rows are asked."""
+        return None
+
     def default_decision(self, situation: Situation) -> str:
         """The decision a situation asks about when the user names none."""
         return self.decisions[0].name

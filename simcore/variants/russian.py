@@ -33,7 +33,7 @@ from ..kernels import CARD_KEY, FLUSH_FLAGS, RANK_HIGH, SUIT_START, pot_best, po
 __all__ = [
     "ROUNDS", "FLOP", "N_HANDS", "PLACED_MAX", "HAND_LABELS",
     "n_slots", "card_slot", "split_deal", "place_legal", "apply_placements", "new_state", "showdown",
-    "RussianHoldem", "PLACE_FIRST_OPEN", "PLACE_BY_RANK",
+    "RussianHoldem", "PLACE_FIRST_OPEN", "PLACE_BY_RANK", "seat_view",
 ]
 
 ROUNDS = 12  # cards each player places
@@ -118,6 +118,46 @@ def place_legal(placed: np.ndarray, seat: int) -> np.ndarray:
     legal = np.empty((placed.shape[0], N_HANDS), np.bool_)
     _legal_kernel(placed, seat, legal)
     return legal
+
+
+@njit(cache=True, nogil=True)
+def _in_sight(flop, up, placed, own_down, card, seat, out):
+    """``out[i]``: the 52-bit set of the cards ``seat`` sees in row ``i``: the flop, every
+    face-up card, its own face-down cards and the card to place."""
+    n, P = up.shape[0], up.shape[1]
+    for i in range(n):
+        m = np.int64(0)
+        for h in range(N_HANDS):
+            m |= np.int64(1) << flop[i, h]
+            for q in range(P):
+                for j in range(min(placed[i, q, h], PLACED_MAX - 1)):
+                    m |= np.int64(1) << up[i, q, h, j]
+            if own_down[i, h] >= 0:
+                m |= np.int64(1) << own_down[i, h]
+        m |= np.int64(1) << card[i]
+        out[i] = m
+
+
+def seat_view(obs: dict) -> np.ndarray:
+    """The ``place`` decision's seat view (:meth:`Variant.seat_view`): per row, the cards in
+    sight (a 52-bit set), the seat's own face-up cards by hand and slot, how many cards each of
+    its hands holds, its face-down cards and the card to place: (n, 17) int64. Everything the
+    policies that reason from their own hands read (``best-gain``, ``conceal``, ...: their
+    hands, and the rank and suit counts of the cards not in sight), and the buckets."""
+    seat = int(obs["seat"])
+    up = np.asarray(obs["up"])
+    n = up.shape[0]
+    key = np.empty((n, 17), np.int64)
+    sight = np.empty(n, np.int64)
+    _in_sight(np.ascontiguousarray(obs["flop"], dtype=np.int8), up.astype(np.int8, copy=False),
+              np.asarray(obs["placed"], dtype=np.int8), np.ascontiguousarray(obs["own_down"], dtype=np.int8),
+              np.ascontiguousarray(obs["card"], dtype=np.int8), seat, sight)
+    key[:, 0] = sight
+    key[:, 1:10] = up[:, seat].reshape(n, 9)
+    key[:, 10:13] = np.asarray(obs["placed"])[:, seat]
+    key[:, 13:16] = obs["own_down"]
+    key[:, 16] = obs["card"]
+    return key
 
 
 def apply_placements(card, seat, actions, up, placed, down) -> None:
@@ -616,6 +656,9 @@ class RussianHoldem(Variant):
         state = {"flop": flop, "up": st["up"], "down": down} if table.keep_state else None
         return Outcome(out["payoffs"], out["wins"], out["ties"], out["categories"], out["winning"],
                        {f"hands_won_{k}": out["parts"][k] for k in range(4)}, state=state)
+
+    def seat_view(self, decision, obs):
+        return seat_view(obs)
 
     def hidden_slots(self, n_players, seat):
         """Placing on the first hand with room, another seat's cards of rounds 4, 8
