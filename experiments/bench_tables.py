@@ -12,7 +12,10 @@ bit the same play, so the two are timed side by side in one run. So is a third w
 (``dense``): answers shared, but with ``simcore.abstraction.SKIP_EMPTY`` False,
 so that a mixed table reads every row's probabilities and start share, as before
 the eighteenth session, instead of skipping the buckets without an entry (most of
-them: a shipped table holds mass in a few percent of its buckets):
+them: a shipped table holds mass in a few percent of its buckets). The fit has a fourth
+(``whole``): ``simcore.exploit.BY_ROWS`` False, so that in each replay of a deal a field
+seat is asked about every row again, as before the twentieth session, instead of only the
+rows whose seat view the deviator's action changed (Russian's alone declares a seat view):
 
 - ``simulate``: deals per CPU-second of a field of ``solved`` at every seat
   (and of the game's default built-in field, for scale);
@@ -66,14 +69,18 @@ def _fit(game, P, deals, workers, seed):
     return run
 
 
-WAYS = {"shared": (True, True), "own": (False, True), "dense": (True, False)}  # (SHARE, SKIP_EMPTY)
+WAYS = {"shared": (True, True, True), "own": (False, True, True), "dense": (True, False, True),
+        "whole": (True, True, False)}  # (SHARE, SKIP_EMPTY, BY_ROWS)
+FIT_ONLY = {"whole"}  # a switch of the fit alone: simulate is not timed that way
 
 
 def _way(name):
+    import importlib
+
     import simcore.abstraction as abstraction
     from simcore.abstraction import _common
 
-    _common.SHARE, abstraction.SKIP_EMPTY = WAYS[name]
+    _common.SHARE, abstraction.SKIP_EMPTY, importlib.import_module("simcore.exploit").BY_ROWS = WAYS[name]
 
 
 def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
@@ -85,12 +92,15 @@ def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
     try:
         for way in WAYS:  # compile and warm every way
             _way(way)
-            _simulate(game, P, "solved", 4096, workers, 99)()
+            if way not in FIT_ONLY:
+                _simulate(game, P, "solved", 4096, workers, 99)()
             _fit(game, P, 4096, workers, 99)()
         _simulate(game, P, None, 4096, workers, 99)()
         for r in range(repeat):
             for what, make in runs.items():
                 for way in WAYS:
+                    if what == "simulate" and way in FIT_ONLY:
+                        continue
                     _way(way)
                     t = _cpu(make(r))
                     best[(what, way)] = min(best.get((what, way), t), t)
@@ -111,19 +121,24 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
     print(f"a field of solved: CPU-seconds with each asker's own answers (own), with answers shared (shared), "
-          f"and shared but reading every bucket (dense); {args.workers} threads, best of {args.repeat}; "
+          f"and shared but reading every bucket (dense); the fit also asking every row of a replay (whole); "
+          f"{args.workers} threads, best of {args.repeat}; "
           f"simulate {args.sim_deals:,} deals, seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
     print(f"{'game':<12} {'simulate own':>13} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'built-in':>9} "
-          f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8}")
+          f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'whole':>7} {'x whole':>8}")
     for game, P in _parse(args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
         cols = []
         for what, width in (("simulate", 12), ("fit", 8)):
             o, d, s = b[(what, "own")], b[(what, "dense")], b[(what, "shared")]
             cols.append(f"{o:>{width}.1f}s {d:>6.1f}s {s:>6.1f}s {o / s:>6.2f} {d / s:>8.2f}")
-        print(f"{game + ':' + str(P):<12} {cols[0]} {b[('builtin', 'shared')]:>8.1f}s {cols[1]}", flush=True)
+        w = b[("fit", "whole")]
+        print(f"{game + ':' + str(P):<12} {cols[0]} {b[('builtin', 'shared')]:>8.1f}s {cols[1]} {w:>6.1f}s "
+              f"{w / b[('fit', 'shared')]:>8.2f}", flush=True)
     print("x own: own / shared (how many times less CPU the shared answers take); x dense: dense / shared (what "
-          "skipping the buckets without an entry saves); built-in: simulate of the game's default field, for scale")
+          "skipping the buckets without an entry saves); x whole: whole / shared (what asking a field seat only "
+          "about the rows the deviator's action changed saves); built-in: simulate of the game's default field, "
+          "for scale")
 
 
 if __name__ == "__main__":
