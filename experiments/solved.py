@@ -902,7 +902,7 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
         prev = stage_start(stage["solve"])  # the previous stage's table as this one's init names it
         r = run(stage["solve"], out(k), stage["solve"]["init"].replace(f"table:{prev}", f"table:{_rel(out(k - 1))}"))
     if later:
-        summary = [{k: x[k] for k in ("iterations", "abstraction", "method")}
+        summary = [{"iterations": x["iterations"], "abstraction": x["abstraction"], "method": x.get("method") or "fp"}
                    for x in [record["solve"]] + [st["solve"] for st in later[:-1]]]
         s = dict(later[-1]["solve"], stage1=summary[0], **({"earlier_stages": summary} if len(later) > 1 else {}))
     last = r.log[-1] if r.log else {}

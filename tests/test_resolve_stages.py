@@ -58,7 +58,7 @@ def test_three_stages_are_re_solved_each_from_the_previous_new_table(tmp_path):
         s = dict(iterations=1, deals_per_iteration=2048, eval_deals=2048, seed=seed, confidence=0.95, method="fp",
                  validate=False, measure_every=None, abstraction=abstraction, init=init)
         if prev is None:
-            record["solve"] = s
+            record["solve"] = {k: x for k, x in s.items() if k != "method"}  # older records name none: fp
         else:
             record.setdefault("refine", []).append({"solve": dict(s, init_table=prev)})
         prev = path
@@ -71,6 +71,7 @@ def test_three_stages_are_re_solved_each_from_the_previous_new_table(tmp_path):
     assert str(tmp_path / "again" / "slovak_6_stage2.npz") in again.meta["init"]  # from the new second stage
     assert load_table(str(tmp_path / "again" / "slovak_6_stage2.npz")).meta["init"].count("slovak_6_stage1.npz") == 2
     assert [x["abstraction"] for x in r["settings"]["earlier_stages"]] == [a for a, _, _ in stages[:2]]
+    assert [x["method"] for x in r["settings"]["earlier_stages"]] == ["fp", "fp"]
     last = load_table(prev)
     for d in last.decisions:
         assert np.array_equal(last.arrays[d], again.arrays[d])
