@@ -77,7 +77,7 @@ __all__ = [
     "RANK_HIGH", "RANK_LOW", "FLUSH_HIGH", "FLUSH_LOW", "DISP", "CLASS_RANKS",
     "HASH_MUL", "BUCKET_SHIFT", "SLOT_SHIFT", "SLOT_MASK", "LOW_TOP",
     "popcount", "SIMD_ROW_CHECK", "bad_rows8", "rank_slot", "flush_ranks", "value_high", "value_low5", "flush_value",
-    "value_two_and_board", "value_five_high", "value_five_low",
+    "value_two_and_board", "value_five_high", "value_five_low", "rank_sets",
     "best_choice_value", "omaha_triples", "best_omaha_hole", "best_omaha_value", "category_high", "category_low", "pot_best", "pot_share",
 ]
 
@@ -267,6 +267,20 @@ def value_two_and_board(key, a, b, cards, i, start):
     for j in range(start, start + 5):
         bits |= BIT_U8[np.uint8(cards[i, j])]
     return value_high(key, bits)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank_sets(cards, m):
+    """The 13-bit sets of the ranks ``cards[:m]`` hold at least once, twice, three times and four
+    times (ints 0..51), kept in registers: no counting array to clear."""
+    s1, s2, s3, s4 = 0, 0, 0, 0
+    for j in range(m):
+        b = 1 << (cards[j] >> 2)
+        s4 |= s3 & b
+        s3 |= s2 & b
+        s2 |= s1 & b
+        s1 |= b
+    return s1, s2, s3, s4
 
 
 @njit(cache=True, nogil=True, inline="always")

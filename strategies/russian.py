@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.kernels import popcount, value_five_high
+from simcore.kernels import popcount, rank_sets, value_five_high
 from simcore.variants.russian import PLACE_BY_RANK, PLACE_FIRST_OPEN
 
 from .registry import register
@@ -67,16 +67,9 @@ HIGH_RANK = np.array([m.bit_length() - 1 for m in range(1 << 13)], np.int64)
 @njit(cache=True, nogil=True, inline="always")
 def _pattern(cards, k):
     """Rank pattern of ``k`` cards: the rank sets (13-bit masks) held at least once, twice,
-    three times and four times, then (largest group, its rank, ranks held twice or more, the
-    highest of those, or -1). Bit operations in registers, no scratch array: a quarter of
-    the thoughtful policies' time went to counting ranks in one (see the commit)."""
-    s1, s2, s3, s4 = 0, 0, 0, 0
-    for j in range(k):
-        b = 1 << (cards[j] >> 2)
-        s4 |= s3 & b
-        s3 |= s2 & b
-        s2 |= s1 & b
-        s1 |= b
+    three times and four times (:func:`~simcore.kernels.rank_sets`), then (largest group, its
+    rank, ranks held twice or more, the highest of those, or -1)."""
+    s1, s2, s3, s4 = rank_sets(cards, k)
     if s4:
         best_n, top = 4, s4
     elif s3:
@@ -107,17 +100,9 @@ def _category(best_n, pairs):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _made(cards, k):
-    """Made score of ``k`` (1..5) cards: category + RANK_WEIGHT * rank of the top group.
-
-    Straights and flushes count only with five cards.
-    """
-    return _made_of(cards, k, _pattern(cards, k))
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _made_of(cards, k, pattern):
-    """:func:`_made` from the cards' :func:`_pattern` (computed once by callers that need both)."""
+    """Made score of ``k`` (1..5) cards from their :func:`_pattern`: category + RANK_WEIGHT * rank
+    of the top group; straights and flushes count only with five cards."""
     best_n, best_r, pairs = pattern[4], pattern[5], pattern[6]
     if k == 5 and best_n == 1:
         v = value_five_high(np.uint8(cards[0]), np.uint8(cards[1]), np.uint8(cards[2]),

@@ -40,6 +40,7 @@ from numba import njit
 
 from . import Abstraction
 from ._common import COMB, builtin_choice, multiset_index, multiset_unrank, n_multisets, popcount, sort_desc
+from ..kernels import rank_sets
 
 _WINDOWS = np.array([(0b11111 << lo) for lo in range(9)] + [0b1000000001111], np.int64)
 # FITS[mask]: the ranks of ``mask`` lie inside one five-rank window (the ace also low)
@@ -101,14 +102,9 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
             if own_down[i, k] >= 0:
                 cards[m] = own_down[i, k]
                 m += 1
-            # rank sets held once or more, twice or more, three times or more (in registers)
-            s1, s2, s3 = 0, 0, 0
+            s1, s2, s3, _ = rank_sets(cards, m)
             one_suit = True
-            for t in range(m):
-                b = 1 << (cards[t] >> 2)
-                s3 |= s2 & b
-                s2 |= s1 & b
-                s1 |= b
+            for t in range(1, m):
                 one_suit = one_suit and (cards[t] & 3) == (cards[0] & 3)
             made = 3 if s3 else min(popcount(s2), 2)
             straight = s2 == 0 and FITS[s1]

@@ -145,16 +145,16 @@ def seat_view(obs: dict) -> np.ndarray:
     policies that reason from their own hands read (``best-gain``, ``conceal``, ...: their
     hands, and the rank and suit counts of the cards not in sight), and the buckets."""
     seat = int(obs["seat"])
-    up = np.asarray(obs["up"])
+    up, placed = np.asarray(obs["up"], dtype=np.int8), np.asarray(obs["placed"], dtype=np.int8)
     n = up.shape[0]
     key = np.empty((n, 17), np.int64)
     sight = np.empty(n, np.int64)
-    _in_sight(np.ascontiguousarray(obs["flop"], dtype=np.int8), up.astype(np.int8, copy=False),
-              np.asarray(obs["placed"], dtype=np.int8), np.ascontiguousarray(obs["own_down"], dtype=np.int8),
-              np.ascontiguousarray(obs["card"], dtype=np.int8), seat, sight)
+    _in_sight(np.ascontiguousarray(obs["flop"], dtype=np.int8), up, placed,
+              np.ascontiguousarray(obs["own_down"], dtype=np.int8), np.ascontiguousarray(obs["card"], dtype=np.int8),
+              seat, sight)
     key[:, 0] = sight
     key[:, 1:10] = up[:, seat].reshape(n, 9)
-    key[:, 10:13] = np.asarray(obs["placed"])[:, seat]
+    key[:, 10:13] = placed[:, seat]
     key[:, 13:16] = obs["own_down"]
     key[:, 16] = obs["card"]
     return key
