@@ -397,6 +397,11 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
             h = _by_rank_hand(c)
             out[i] = h if legal[i, h] else first
             continue
+        if np.int64(legal[i, 0]) + np.int64(legal[i, 1]) + np.int64(legal[i, 2]) == 1:
+            # one hand with room: every policy below places there (each picks a legal hand),
+            # so nothing is scored (the last round, and 13% of conceal's rows in Russian 3's fit)
+            out[i] = first
+            continue
         n_unseen = _unseen(flop, up, placed, own_down, card, i, seat, ru, su)
         for t in range(3 if policy == _FIGHT_WEAK else 2):
             _hits(to_come + t, ru, n_unseen, hit[t])

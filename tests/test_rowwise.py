@@ -110,3 +110,35 @@ def test_the_solvers_average_table_asks_a_rowwise_fallback_for_its_misses_too(se
         assert np.array_equal(table(obs, np.random.default_rng(i)), got), i
         assert sizes[-1] == len(obs["legal"]) > rows_asked > 0
         table._fallback_rows = ("tapiola", "discard")
+
+
+@pytest.mark.parametrize("make", [
+    lambda rng: rng.integers(0, 52, (64, 3)).astype(np.int8),  # C-contiguous: np.take
+    lambda rng: rng.integers(-1, 52, (3, 64, 3, 3)).astype(np.int8).transpose(1, 0, 2, 3),  # a seat-major view
+    lambda rng: rng.integers(0, 2, (64, 3)).astype(np.bool_)[::-1],  # negative strides
+    lambda rng: rng.integers(0, 52, 64).astype(np.int8),  # one column
+])
+def test_take_rows_is_fancy_indexing_whatever_the_layout(make):
+    from simcore.abstraction._common import take_rows
+
+    rng = np.random.default_rng(3)
+    a = make(rng)
+    for rows in (np.arange(0), np.array([5]), np.array([63, 0, 7, 7]), np.flatnonzero(rng.random(64) < 0.5)):
+        got = take_rows(a, rows)
+        assert got.dtype == a.dtype and np.array_equal(got, a[rows])
+
+
+def test_observation_rows_takes_the_same_rows_by_mask_or_by_index():
+    # Russian shows its public state as (n, P, ...) views of seat-major memory: so here too
+    obs = collect("russian", 3, n=200, seed=4)["place"][17]
+    for k in ("up", "placed", "n_down"):
+        a = obs[k]
+        obs[k] = np.ascontiguousarray(np.moveaxis(a, 1, 0)).swapaxes(0, 1)
+        assert not obs[k].flags.c_contiguous and np.array_equal(obs[k], a)
+    n = obs["legal"].shape[0]
+    mask = np.random.default_rng(4).random(n) < 0.3
+    by_mask = observation_rows(obs, mask, "russian", "place")
+    by_index = observation_rows(obs, np.flatnonzero(mask), "russian", "place")
+    for k, a in obs.items():
+        if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == n:
+            assert np.array_equal(by_mask[k], a[mask]) and np.array_equal(by_index[k], a[mask]), k

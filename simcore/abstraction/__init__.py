@@ -39,7 +39,8 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from ._common import ANSWERS, ask_policy, recall, remember, shared_answer, with_answers, without_answers
+from ._common import (ANSWERS, ask_policy, recall, remember, shared_answer, take_rows, with_answers,
+                      without_answers)
 
 GAMES = ("estonian", "slovak", "tapiola", "sviten", "russian")
 NAMES = ("coarse", "medium", "fine")
@@ -128,7 +129,7 @@ class Abstraction:
             return self.kernel(observation_rows(obs, rows, self.game, self.decision), r)
         whole = recall(obs, self._memo_key(self.name, r))
         if whole is not None:
-            return whole[0][rows], whole[1][rows]
+            return whole[0][rows], take_rows(whole[1], rows)
         mine = self._memo_key(self.name + " rows", r)
         kept = recall(obs, mine)
         if kept is None:
@@ -142,7 +143,7 @@ class Abstraction:
                 canon = np.empty((len(read), c.shape[1]), c.dtype)
             buckets[todo], canon[todo], read[todo] = b, c, True
             remember(obs, mine, (buckets, canon, read))
-        return buckets[rows], canon[rows]
+        return buckets[rows], take_rows(canon, rows)
 
     def actions(self, obs: dict, round: int | None = None) -> np.ndarray:
         """``canon (n, n_actions) int64``: the canonical index of each real action."""
@@ -186,7 +187,9 @@ def observation_rows(obs: dict, rows: np.ndarray, game: str, decision: str) -> d
         declared = get_variant(game).decision(decision).obs
         keys = _ROW_KEYS[(game, decision)] = frozenset(
             [o.name for o in declared if len(o.shape) and o.shape[0] == "n"] + ["legal"])
-    return {k: (a[rows] if k in keys and isinstance(a, np.ndarray) else a) for k, a in obs.items() if k != ANSWERS}
+    rows = np.flatnonzero(rows) if rows.dtype == np.bool_ else rows
+    return {k: (take_rows(a, rows) if k in keys and isinstance(a, np.ndarray) else a)
+            for k, a in obs.items() if k != ANSWERS}
 
 
 def ask_fallback(fn, obs: dict, rng, miss: np.ndarray, out: np.ndarray, pure: bool = False,

@@ -352,6 +352,17 @@ ANSWERS = "_answers"  # the observation key of the shared answers (only within o
 SHARE = True  # False: every asker computes its own answer (the benchmark's peer; the tests' check)
 
 
+def take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]`` for an index array ``rows``: the same array, taken along the first axis.
+
+    numpy's fancy indexing copies each row of a many-column array item by item; ``np.take``
+    copies it whole, three to four times faster for the small rows of an observation (an
+    (8192, 3) int8 array: 61 against 16 us for half its rows). It does so only for a
+    C-contiguous array: ``np.take`` first copies any other array whole, which costs 60 us
+    where fancy indexing takes 2 for a few rows of an (8192, 3, 3, 3) view."""
+    return np.take(a, rows, axis=0) if a.ndim > 1 and a.flags.c_contiguous else a[rows]
+
+
 def with_answers(obs: dict) -> dict:
     """``obs`` with a place for shared answers: itself if it has one, else a shallow copy."""
     if not SHARE:

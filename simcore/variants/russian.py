@@ -121,9 +121,11 @@ def place_legal(placed: np.ndarray, seat: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _in_sight(flop, up, placed, own_down, card, seat, out):
-    """``out[i]``: the 52-bit set of the cards ``seat`` sees in row ``i``: the flop, every
-    face-up card, its own face-down cards and the card to place."""
+def _seat_view_kernel(flop, up, placed, own_down, card, seat, key):
+    """:func:`seat_view`'s key, one row at a time: ``key[i, 0]`` the 52-bit set of the cards
+    ``seat`` sees in row ``i`` (the flop, every face-up card, its own face-down cards and the
+    card to place), then its own face-up cards by hand and slot, its hands' counts, its
+    face-down cards and the card."""
     n, P = up.shape[0], up.shape[1]
     for i in range(n):
         m = np.int64(0)
@@ -134,8 +136,13 @@ def _in_sight(flop, up, placed, own_down, card, seat, out):
                     m |= np.int64(1) << up[i, q, h, j]
             if own_down[i, h] >= 0:
                 m |= np.int64(1) << own_down[i, h]
+            for j in range(PLACED_MAX - 1):
+                key[i, 1 + (PLACED_MAX - 1) * h + j] = up[i, seat, h, j]
+            key[i, 10 + h] = placed[i, seat, h]
+            key[i, 13 + h] = own_down[i, h]
         m |= np.int64(1) << card[i]
-        out[i] = m
+        key[i, 0] = m
+        key[i, 16] = card[i]
 
 
 def seat_view(obs: dict) -> np.ndarray:
@@ -144,19 +151,11 @@ def seat_view(obs: dict) -> np.ndarray:
     its hands holds, its face-down cards and the card to place: (n, 17) int64. Everything the
     policies that reason from their own hands read (``best-gain``, ``conceal``, ...: their
     hands, and the rank and suit counts of the cards not in sight), and the buckets."""
-    seat = int(obs["seat"])
-    up, placed = np.asarray(obs["up"], dtype=np.int8), np.asarray(obs["placed"], dtype=np.int8)
-    n = up.shape[0]
-    key = np.empty((n, 17), np.int64)
-    sight = np.empty(n, np.int64)
-    _in_sight(np.ascontiguousarray(obs["flop"], dtype=np.int8), up, placed,
-              np.ascontiguousarray(obs["own_down"], dtype=np.int8), np.ascontiguousarray(obs["card"], dtype=np.int8),
-              seat, sight)
-    key[:, 0] = sight
-    key[:, 1:10] = up[:, seat].reshape(n, 9)
-    key[:, 10:13] = placed[:, seat]
-    key[:, 13:16] = obs["own_down"]
-    key[:, 16] = obs["card"]
+    up = np.asarray(obs["up"], dtype=np.int8)
+    key = np.empty((up.shape[0], 17), np.int64)
+    _seat_view_kernel(np.asarray(obs["flop"], dtype=np.int8), up, np.asarray(obs["placed"], dtype=np.int8),
+                      np.asarray(obs["own_down"], dtype=np.int8), np.asarray(obs["card"], dtype=np.int8),
+                      int(obs["seat"]), key)
     return key
 
 
