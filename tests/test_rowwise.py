@@ -142,3 +142,14 @@ def test_observation_rows_takes_the_same_rows_by_mask_or_by_index():
     for k, a in obs.items():
         if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == n:
             assert np.array_equal(by_mask[k], a[mask]) and np.array_equal(by_index[k], a[mask]), k
+
+
+def test_take_rows_takes_a_permuted_view_along_its_memory():
+    from simcore.abstraction._common import _contiguous_order, take_rows
+
+    history = np.arange(12 * 3 * 40, dtype=np.int8).reshape(12, 3, 40).transpose(2, 0, 1)  # (n, rounds, P)
+    assert _contiguous_order(history.strides, history.shape, 1) == ((1, 2, 0), 2, (2, 0, 1))
+    rows = np.array([39, 0, 4, 4])
+    assert np.array_equal(take_rows(history, rows), history[rows])
+    every_other = np.zeros((3, 80, 3), np.int8)[:, ::2].transpose(1, 0, 2)  # not a permutation of memory
+    assert _contiguous_order(every_other.strides, every_other.shape, 1) is None
