@@ -202,6 +202,31 @@ def test_every_coarsening_a_game_declares_holds(seen):
     assert found >= 2
 
 
+@pytest.mark.parametrize("P,policy", [(3, "conceal"), (4, "random")])
+def test_every_buckets_of_a_game_declares_holds(P, policy):
+    """An abstraction whose buckets alone are a function of a finer one's (``buckets_of``: Russian's
+    coarse and medium, of the fine) gives its own kernel's buckets from the finer ones, on every row
+    of a played block, and reads no row itself where the finer buckets were read."""
+    from dataclasses import replace
+
+    from simcore.abstraction import abstractions
+
+    found = 0
+    for d, obs_list in collect("russian", P, n=1000, seed=P, policy=policy).items():
+        by_name = abstractions("russian", d, P)
+        for a in by_name.values():
+            if a.buckets_of is None:
+                continue
+            found += 1
+            quiet = replace(a, bucket_kernel=lambda o, r: pytest.fail("read the rows again"))
+            for plain in obs_list:
+                r = int(plain.get("round", 0))
+                obs = abstraction.with_answers(plain)
+                by_name[a.buckets_of[0]].buckets(obs, r)
+                assert np.array_equal(quiet.buckets(obs, r), a.bucket_kernel(plain, r)), (d, a.name, r)
+    assert found == 2
+
+
 def test_buckets_are_read_once_per_observation_that_shares_answers():
     """Russian's shipped 3-player chain holds two tables over the fine buckets: the second asker gets
     the first one's buckets, and an observation already read whole gives its buckets without a read."""

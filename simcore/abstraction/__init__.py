@@ -72,6 +72,10 @@ class Abstraction:
     # ``(finer name, f)``: this abstraction's buckets are ``f(finer buckets)`` with the finer one's
     # canonical order, so an observation the finer one has read (shared answers) is not read again.
     coarsens: tuple | None = field(default=None, repr=False, compare=False)
+    # ``(finer name, f)``: this abstraction's buckets alone are ``f(finer buckets)`` (its canonical
+    # order may differ), so :meth:`buckets` of an observation whose finer buckets were read (a chain
+    # of tables, the finer first) maps them instead of reading the rows again.
+    buckets_of: tuple | None = field(default=None, repr=False, compare=False)
     # True: a row's buckets and canonical order are a function of the game's seat view of that
     # row alone (``Variant.seat_view``), so a table over them may say the same of itself
     # (:func:`seat_view_kind`).
@@ -110,9 +114,23 @@ class Abstraction:
         mine = self._memo_key(self.name + " buckets", r)
         got = recall(obs, mine)
         if got is None:
-            whole = recall(obs, self._memo_key(self.name, r))
-            got = whole[0] if whole is not None else self.bucket_kernel(obs, r)
+            got = self._read_buckets(obs, self.name, r)
+            if got is None and self.buckets_of is not None:
+                finer = self._read_buckets(obs, self.buckets_of[0], r)
+                if finer is not None:
+                    got = self.buckets_of[1](finer)
+            if got is None:
+                got = self.bucket_kernel(obs, r)
             remember(obs, mine, got)
+        return got
+
+    def _read_buckets(self, obs: dict, name: str, r: int):
+        """The buckets of abstraction ``name`` (of this game, decision and key) already read for
+        ``obs``, alone or with the canonical order; None where neither was."""
+        got = recall(obs, self._memo_key(name + " buckets", r))
+        if got is None:
+            whole = recall(obs, self._memo_key(name, r))
+            got = whole[0] if whole is not None else None
         return got
 
     def observe_rows(self, obs: dict, rows: np.ndarray, round: int | None = None):

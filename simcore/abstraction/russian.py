@@ -35,6 +35,8 @@ Other players' visible cards do not enter: the buckets are a function of the sea
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -194,6 +196,54 @@ def _describe(level: int, P: int):
     return describe
 
 
+def _state_of_fine(level: int, fine: np.ndarray) -> np.ndarray:
+    """The level's hand state (see :func:`_kernel`) of each ``fine`` state."""
+    effect, rest = fine % 3, fine // 3
+    made, pc = (rest // 2) % 4, rest // 8
+    if level == 2:
+        return fine
+    if level == 1:
+        return (pc * 4 + made) * 3 + effect
+    return (pc * 2 + (made > 0)) * 3 + effect
+
+
+@functools.lru_cache(maxsize=None)
+def _multiset_of_fine(level: int) -> np.ndarray:
+    """(295,240,) int64: the level's multiset id of each fine multiset id (the three hands'
+    states, each mapped by :func:`_state_of_fine`, sorted again)."""
+    a, b, c = np.meshgrid(*(np.arange(N_FINE_STATES),) * 3, indexing="ij")
+    keep = (a >= b) & (b >= c)
+    fine = np.stack([a[keep], b[keep], c[keep]], axis=1)  # every multiset, high to low
+    mine = -np.sort(-_state_of_fine(level, fine), axis=1)
+
+    def index(s):  # multiset_index, row by row
+        return COMB[s[:, 0] + 2, 3] + COMB[s[:, 1] + 1, 2] + COMB[s[:, 2], 1]
+
+    out = np.empty(len(fine), np.int64)
+    out[index(fine)] = index(mine)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _map_buckets(b, multisets, P, out):
+    for i in range(b.shape[0]):
+        m, seat = divmod(b[i], P)
+        m, group = divmod(m, 3)
+        out[i] = (multisets[m] * 3 + group) * P + seat
+
+
+def _buckets_of_fine(level: int, P: int):
+    """``f(fine buckets) -> the level's buckets`` (a multiset of states is a function of the fine
+    one; the canonical order is not: equal states keep hand order)."""
+    def f(b):
+        b = np.ascontiguousarray(b, dtype=np.int64)
+        out = np.empty(len(b), np.int64)
+        _map_buckets(b, _multiset_of_fine(level), P, out)
+        return out
+
+    return f
+
+
 def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstraction]:
     P = n_players
     made = [_make(level) for level in range(3)]  # (kernel, buckets only)
@@ -202,12 +252,14 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
             "russian", "place", "coarse", n_multisets(N_COARSE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, pair or better, what the card does on it), the card's "
             "rank group and the seat",
-            made[0][0], key=(P,), version=3, bucket_kernel=made[0][1], describer=_describe(0, P), seat_view=True),
+            made[0][0], key=(P,), version=3, bucket_kernel=made[0][1], describer=_describe(0, P), seat_view=True,
+            buckets_of=("fine", _buckets_of_fine(0, P))),
         "medium": Abstraction(
             "russian", "place", "medium", n_multisets(N_MEDIUM_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, what the card does on it), the card's rank "
             "group and the seat",
-            made[1][0], key=(P,), version=3, bucket_kernel=made[1][1], describer=_describe(1, P), seat_view=True),
+            made[1][0], key=(P,), version=3, bucket_kernel=made[1][1], describer=_describe(1, P), seat_view=True,
+            buckets_of=("fine", _buckets_of_fine(1, P))),
         "fine": Abstraction(
             "russian", "place", "fine", n_multisets(N_FINE_STATES, 3) * 3 * P, 3,
             "the three hands' states (cards given, made hand, flush or straight still possible, what "
