@@ -49,6 +49,17 @@ The promises, in the order they are checked:
 ``stateless``
     the instance holds after the checks exactly what it held before: a game
     keeps no state after ``configure`` (one instance serves every thread).
+``seat_view``
+    for a game that declares a seat view (``Variant.seat_view``, which a best
+    response's fit trusts to reuse answers row by row): the view is an
+    (n, w) int64 array, row by row (the view of some rows of an observation
+    is those rows of its view); and every policy the game registered with the
+    trait ``seat_view`` answers some rows as it answers them in the whole
+    observation, draws nothing, and gives rows with equal views (same seat,
+    round and table size) equal answers across every observation of a
+    random play. That a policy reads nothing else is checked only where rows
+    share a view; a game should also change what its view leaves out and
+    compare (Russian's ``tests/test_seat_view.py`` does).
 """
 from __future__ import annotations
 
@@ -63,7 +74,7 @@ from .engine.deal import block_seeds, deal
 from .engine.variant import Table
 
 CHECKS = ("declaration", "play", "observations", "forced", "alternatives", "hiding", "rollout", "threads", "blocks",
-          "stateless")
+          "stateless", "seat_view")
 SCALARS = {"seat", "n_players", "decision", "variant", "round"}
 
 
@@ -138,6 +149,12 @@ def _recorder(fn, log, every=False):
         return fn(obs, rng)
 
     return record
+
+
+def _obs_rows(decision, obs: dict, rows: np.ndarray) -> dict:
+    """``obs`` for the rows ``rows`` alone: each declared per-row field and ``legal`` cut, the rest kept."""
+    per_row = {o.name for o in decision.obs if len(o.shape) and o.shape[0] == "n"} | {"legal"}
+    return {k: (x[rows] if k in per_row and isinstance(x, np.ndarray) else x) for k, x in obs.items()}
 
 
 def _fingerprint(value):
@@ -580,6 +597,66 @@ class _Checker:
             self.fail(f"the instance's attribute {changed[0]!r} changed while it played: a game keeps no "
                       f"state after configure (one instance is shared by every thread and run)")
         self.check_concurrent_hooks()
+
+    def check_seat_view(self):
+        v = self.v
+        reg = self.strategies()
+        from .engine.variant import policy_traits
+
+        for P in self.tables:
+            log = []
+            self.play(P, self.empty(P), self.random_lineup(P, record=log), seed=P, n=min(self.n, 300))
+            pooled = {}  # (decision, round, seat) -> [(views, {policy: answers})]
+            for obs in log:
+                d = v.decision(obs["decision"])
+                obs = {k: x for k, x in obs.items() if k != "_writeable"}
+                view = v.seat_view(d.name, obs)
+                if view is None:
+                    continue
+                n = obs["legal"].shape[0]
+                where = f"decision {d.name!r} (seat {obs['seat']}, round {obs['round']}, {P} players)"
+                if not isinstance(view, np.ndarray) or view.dtype != np.int64 or view.ndim != 2 or view.shape[0] != n:
+                    got = f"{view.dtype} {view.shape}" if isinstance(view, np.ndarray) else type(view).__name__
+                    self.fail(f"{where}: the seat view is {got}; it must be ({n}, w) int64, a row per row")
+                rows = np.flatnonzero(np.arange(n) % 3 != 1)[::-1]  # some rows, out of order
+                part = _obs_rows(d, obs, rows)
+                if not np.array_equal(v.seat_view(d.name, part), view[rows]):
+                    self.fail(f"{where}: the seat view of some rows of an observation is not those rows of its "
+                              "view (a row's view must be a function of that row alone)")
+                answers = {}
+                for name, entry in reg.policies(v.name, d.name).items():
+                    fn = entry.function
+                    if fn is None or not policy_traits(fn).get("seat_view", False):
+                        continue
+                    rng = np.random.default_rng(0)
+                    before = rng.bit_generator.state
+                    whole = np.asarray(fn(obs, rng), dtype=np.int64)
+                    some = np.asarray(fn(part, rng), dtype=np.int64)
+                    if rng.bit_generator.state != before:
+                        self.fail(f"{where}: policy {name!r} declares the trait seat_view but draws from its stream")
+                    if not np.array_equal(some, whole[rows]):
+                        i = int(rows[np.flatnonzero(some != whole[rows])[0]])
+                        self.fail(f"{where}: policy {name!r} declares the trait seat_view but answers row {i} "
+                                  f"{int(whole[i])} in the whole observation and otherwise asked with some rows")
+                    answers[name] = whole
+                if answers:
+                    pooled.setdefault((d.name, int(obs["round"]), int(obs["seat"])), []).append((view, answers))
+            for (d, r, seat), kept in pooled.items():
+                views = np.concatenate([x for x, _ in kept])
+                _, group = np.unique(views, axis=0, return_inverse=True)
+                group = group.reshape(-1)
+                for name in kept[0][1]:
+                    a = np.concatenate([ans[name] for _, ans in kept])
+                    first = np.empty(group.max() + 1, np.int64)
+                    first[group[::-1]] = a[::-1]  # each view's first answer
+                    bad = np.flatnonzero(a != first[group])
+                    if bad.size:
+                        i = int(bad[0])
+                        j = int(np.flatnonzero(group == group[i])[0])
+                        self.fail(f"decision {d!r} (seat {seat}, round {r}, {P} players): policy {name!r} declares "
+                                  f"the trait seat_view but gives two rows with the same seat view "
+                                  f"{views[i].tolist()} the answers {int(a[j])} and {int(a[i])}: it reads "
+                                  "something the view leaves out")
 
     def check_concurrent_hooks(self):
         """The analysis hooks on one instance from several threads give what they give alone."""

@@ -222,3 +222,89 @@ def test_a_class_is_checked_with_each_option_value():
     labels = [v.label for v in variant_instances(TapiolaHoldem)]
     assert labels == ["tapiola", "tapiola(scoring=points)", "tapiola(scoring=straight-up-or-die)",
                       "tapiola(lowball=True)", "tapiola(burn=True)"]
+
+
+# -- the seat view ------------------------------------------------------------------------------
+
+
+class Viewed(TrumpPoints):
+    """Declares a seat view: the three cards in hand (what 'lowest-in-view' reads)."""
+
+    name = "toy-viewed"
+
+    def seat_view(self, decision, obs):
+        return np.asarray(obs["hand"], dtype=np.int64)
+
+
+class ViewOfTheBlock(Viewed):
+    """A seat view that reads the other rows too (each card less the block's lowest)."""
+
+    name = "toy-view-of-the-block"
+
+    def seat_view(self, decision, obs):
+        hand = np.asarray(obs["hand"], dtype=np.int64)
+        return hand - hand.min(axis=0)
+
+
+class ViewOfTheFirstCard(Viewed):
+    """A seat view that leaves out two of the three cards 'lowest-in-view' reads."""
+
+    name = "toy-view-of-the-first-card"
+
+    def seat_view(self, decision, obs):
+        return np.asarray(obs["hand"][:, :1], dtype=np.int64)
+
+
+def _lowest(obs, rng):
+    """Discard the lowest card in hand."""
+    return np.argmin(obs["hand"], axis=1).astype(np.int64)
+
+
+def _lowest_and_draws(obs, rng):
+    """The lowest card, after a draw it does not use."""
+    rng.random(len(obs["hand"]))
+    return _lowest(obs, rng)
+
+
+def _by_position(obs, rng):
+    """Discard by the row's place in the block."""
+    return (np.arange(len(obs["hand"])) % 3).astype(np.int64)
+
+
+@pytest.fixture
+def in_view():
+    """'lowest-in-view' (trait seat_view) for each toy with a view; ``in_view(game, name, fn)`` adds one."""
+    made = []
+
+    def add(game, name, fn):
+        strategies.register(game, DISCARD, name, seat_view=True)(fn)
+        made.append((game, name))
+
+    for game in (Viewed, ViewOfTheBlock, ViewOfTheFirstCard):
+        add(game.name, "lowest-in-view", _lowest)
+    yield add
+    for game, name in made:
+        strategies.unregister(game, DISCARD, name)
+
+
+def test_a_declared_seat_view_and_its_policies_pass(in_view):
+    assert check_variant(Viewed(), checks=("seat_view",)) == ["toy-viewed"]
+
+
+def test_a_seat_view_that_reads_other_rows_fails(in_view):
+    _fails(ViewOfTheBlock, "seat_view", "not those rows of its view", checks=("seat_view",))
+
+
+def test_a_seat_view_policy_that_draws_fails(in_view):
+    in_view(Viewed.name, "draws", _lowest_and_draws)
+    _fails(Viewed, "seat_view", "policy 'draws'", "draws from its stream", checks=("seat_view",))
+
+
+def test_a_seat_view_policy_that_reads_other_rows_fails(in_view):
+    in_view(Viewed.name, "by-position", _by_position)
+    _fails(Viewed, "seat_view", "policy 'by-position'", "otherwise asked with some rows", checks=("seat_view",))
+
+
+def test_a_policy_that_reads_what_the_seat_view_leaves_out_fails(in_view):
+    _fails(ViewOfTheFirstCard, "seat_view", "policy 'lowest-in-view'", "the same seat view",
+           "reads something the view leaves out", checks=("seat_view",))
