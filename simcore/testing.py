@@ -71,7 +71,7 @@ import numpy as np
 
 from .engine import NoRollout, Situation, Variant, deal_block, play_block, play_tables, seat_streams
 from .engine.deal import block_seeds, deal
-from .engine.variant import Table
+from .engine.variant import Table, policy_traits
 
 CHECKS = ("declaration", "play", "observations", "forced", "alternatives", "hiding", "rollout", "threads", "blocks",
           "stateless", "seat_view")
@@ -153,7 +153,7 @@ def _recorder(fn, log, every=False):
 
 def _obs_rows(decision, obs: dict, rows: np.ndarray) -> dict:
     """``obs`` for the rows ``rows`` alone: each declared per-row field and ``legal`` cut, the rest kept."""
-    per_row = {o.name for o in decision.obs if len(o.shape) and o.shape[0] == "n"} | {"legal"}
+    per_row = decision.row_keys
     return {k: (x[rows] if k in per_row and isinstance(x, np.ndarray) else x) for k, x in obs.items()}
 
 
@@ -601,8 +601,6 @@ class _Checker:
     def check_seat_view(self):
         v = self.v
         reg = self.strategies()
-        from .engine.variant import policy_traits
-
         for P in self.tables:
             log = []
             self.play(P, self.empty(P), self.random_lineup(P, record=log), seed=P, n=min(self.n, 300))

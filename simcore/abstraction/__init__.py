@@ -111,17 +111,15 @@ class Abstraction:
         r = int(obs.get("round", 0) if round is None else round)
         if ANSWERS not in obs or not _hashable(self.key):
             return self.bucket_kernel(obs, r)
-        mine = self._memo_key(self.name + " buckets", r)
-        got = recall(obs, mine)
+        got = self._read_buckets(obs, self.name, r)
         if got is None:
-            got = self._read_buckets(obs, self.name, r)
-            if got is None and self.buckets_of is not None:
+            if self.buckets_of is not None:
                 finer = self._read_buckets(obs, self.buckets_of[0], r)
                 if finer is not None:
                     got = self.buckets_of[1](finer)
             if got is None:
                 got = self.bucket_kernel(obs, r)
-            remember(obs, mine, got)
+            remember(obs, self._memo_key(self.name + " buckets", r), got)
         return got
 
     def _read_buckets(self, obs: dict, name: str, r: int):
@@ -202,9 +200,7 @@ def observation_rows(obs: dict, rows: np.ndarray, game: str, decision: str) -> d
     if keys is None:
         from ..variants import get_variant
 
-        declared = get_variant(game).decision(decision).obs
-        keys = _ROW_KEYS[(game, decision)] = frozenset(
-            [o.name for o in declared if len(o.shape) and o.shape[0] == "n"] + ["legal"])
+        keys = _ROW_KEYS[(game, decision)] = get_variant(game).decision(decision).row_keys
     rows = np.flatnonzero(rows) if rows.dtype == np.bool_ else rows
     return {k: (take_rows(a, rows) if k in keys and isinstance(a, np.ndarray) else a)
             for k, a in obs.items() if k != ANSWERS}

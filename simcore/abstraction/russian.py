@@ -81,6 +81,18 @@ def fit_defaults(field=None) -> dict:
     return dict(CARD_FIELD_FIT)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hand_state(level, pc, made, draw, effect):
+    """A hand's state at granularity ``level`` (2 fine, 1 medium, 0 coarse) from its cards given
+    (0-4), what it holds (0 high card .. 3 trips+), whether a flush or straight is still possible
+    and what the card does on it (0 nothing, 1 keeps it alive, 2 pairs it)."""
+    if level == 2:
+        return ((pc * 4 + made) * 2 + draw) * 3 + effect
+    if level == 1:
+        return (pc * 4 + made) * 3 + effect
+    return (pc * 2 + (made > 0)) * 3 + effect
+
+
 @njit(cache=True, nogil=True)
 def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, canon):
     n = flop.shape[0]
@@ -120,12 +132,7 @@ def _kernel(flop, up, placed, own_down, card, seat, level, first, comb, out, can
                     effect = 1
                 elif straight and FITS[s1 | (1 << xr)]:
                     effect = 1
-            if level == 2:
-                state[k] = ((pc * 4 + made) * 2 + draw) * 3 + effect
-            elif level == 1:
-                state[k] = (pc * 4 + made) * 3 + effect
-            else:
-                state[k] = (pc * 2 + (made > 0)) * 3 + effect
+            state[k] = _hand_state(level, pc, made, draw, effect)
         sort_desc(state, order, 3)
         for q in range(3):
             srt[q] = state[order[q]]
@@ -196,15 +203,12 @@ def _describe(level: int, P: int):
     return describe
 
 
-def _state_of_fine(level: int, fine: np.ndarray) -> np.ndarray:
-    """The level's hand state (see :func:`_kernel`) of each ``fine`` state."""
-    effect, rest = fine % 3, fine // 3
-    made, pc = (rest // 2) % 4, rest // 8
-    if level == 2:
-        return fine
-    if level == 1:
-        return (pc * 4 + made) * 3 + effect
-    return (pc * 2 + (made > 0)) * 3 + effect
+@njit(cache=True, nogil=True)
+def _state_of_fine(level, fine, out):
+    """``out``: the level's hand state (:func:`_hand_state`) of each ``fine`` state."""
+    for i in range(fine.size):
+        effect, rest = fine.flat[i] % 3, fine.flat[i] // 3
+        out.flat[i] = _hand_state(level, rest // 8, (rest // 2) % 4, rest % 2, effect)
 
 
 @functools.lru_cache(maxsize=None)
@@ -214,7 +218,9 @@ def _multiset_of_fine(level: int) -> np.ndarray:
     a, b, c = np.meshgrid(*(np.arange(N_FINE_STATES),) * 3, indexing="ij")
     keep = (a >= b) & (b >= c)
     fine = np.stack([a[keep], b[keep], c[keep]], axis=1)  # every multiset, high to low
-    mine = -np.sort(-_state_of_fine(level, fine), axis=1)
+    mine = np.empty_like(fine)
+    _state_of_fine(level, fine, mine)
+    mine = -np.sort(-mine, axis=1)
 
     def index(s):  # multiset_index, row by row
         return COMB[s[:, 0] + 2, 3] + COMB[s[:, 1] + 1, 2] + COMB[s[:, 2], 1]

@@ -62,6 +62,12 @@ class Decision:
         if not self.observation and self.obs:  # the documentation follows from the declaration
             object.__setattr__(self, "observation", "; ".join(o.describe() for o in self.obs))
 
+    @property
+    def row_keys(self) -> frozenset:
+        """The observation keys that hold a row per deal: every declared field of shape
+        ``("n", ...)``, and ``legal`` (what cutting an observation to some of its rows cuts)."""
+        return frozenset([o.name for o in self.obs if len(o.shape) and o.shape[0] == "n"] + ["legal"])
+
 
 @dataclass(frozen=True)
 class Obs:
