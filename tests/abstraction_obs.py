@@ -64,7 +64,8 @@ def relabel(game, obs, perm):
 
 def assert_solved_plays_the_same(game, n_players, monkeypatch, module, flag, calls=4):
     """Every decision of the shipped ``solved`` chain plays the same actions on real observations
-    (2,000 random deals, the first ``calls`` calls a decision) with ``module.flag`` True and False."""
+    (2,000 random deals, the first ``calls`` calls a decision) with ``module.flag`` True and False,
+    and leaves the seat's random stream where it was left the other way."""
     seen = collect(game, n_players, n=2000, seed=7, policy="random")
     plays = {}
     for on in (True, False):
@@ -72,9 +73,11 @@ def assert_solved_plays_the_same(game, n_players, monkeypatch, module, flag, cal
         for d, obs_list in seen.items():
             fn = resolve(game, d, "solved")[1]
             for i, obs in enumerate(obs_list[:calls]):
-                got = fn(obs, np.random.default_rng(i))
+                rng = np.random.default_rng(i)
+                got = (fn(obs, rng), rng.bit_generator.state)
                 if on:
                     plays[(d, i)] = got
                 else:
-                    assert np.array_equal(got, plays[(d, i)]), (game, d, i)
+                    assert np.array_equal(got[0], plays[(d, i)][0]), (game, d, i)
+                    assert got[1] == plays[(d, i)][1], (game, d, i, "the stream moved otherwise")
     assert plays
