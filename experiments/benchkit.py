@@ -94,6 +94,11 @@ BENCHMARKS = {b.name: b for b in [
               ("strategies/table.py", "strategies/solved.py", "simcore/solve.py", "simcore/exploit.py",
                "simcore/abstraction/__init__.py", "simcore/abstraction/_common.py", "simcore/abstraction/russian.py",
                "simcore/variants/russian.py", "strategies/russian.py"), 8.0),
+    # one solve iteration at 1 and 2 workers, split into its serial part and its block runs, and
+    # Amdahl's estimate for 16 worker processes (twenty-second session: issue 21's 16-core question)
+    Benchmark("solve_scaling", "experiments.bench_solve_scaling",
+              ("simcore/solve.py", "simcore/exploit.py", "simcore/engine/executors.py", "simcore/engine/schedule.py"),
+              20.0, args=("--repeat", "2", "--out", f"{BENCH_DIR}/solve_scaling.json"), also=("solve_scaling.json",)),
 ]}
 
 
