@@ -98,7 +98,7 @@ BENCHMARKS = {b.name: b for b in [
     # Amdahl's estimate for 16 worker processes (twenty-second session: issue 21's 16-core question)
     Benchmark("solve_scaling", "experiments.bench_solve_scaling",
               ("simcore/solve.py", "simcore/exploit.py", "simcore/engine/executors.py", "simcore/engine/schedule.py"),
-              20.0, args=("--repeat", "2", "--out", f"{BENCH_DIR}/solve_scaling.json"), also=("solve_scaling.json",)),
+              28.0, args=("--repeat", "2", "--out", f"{BENCH_DIR}/solve_scaling.json"), also=("solve_scaling.json",)),
 ]}
 
 
