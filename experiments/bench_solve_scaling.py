@@ -1,6 +1,8 @@
 """Benchmark: one solve iteration at 1 and 2 workers, its serial part, and what 16 cores would do.
 
-Run ``python -m experiments.bench_solve_scaling [--games slovak:6,...] [--repeat R] [--out FILE.json]``.
+Run ``python -m experiments.bench_solve_scaling [--games slovak:6,...] [--repeat R] [--workers 1,2,...]
+[--out FILE.json]``. On a machine with more cores, ``--workers 1,2,4,8,16`` also measures the larger
+counts and prints them beside what the estimate from 1 and 2 says for them.
 
 ``bench_scaling`` times ``simulate``; a solve is not only blocks. Each fictitious-play iteration
 fits one seat's best response (every stage's blocks, on the workers), measures it (more blocks),
@@ -120,7 +122,18 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default=",".join(STAGES), help="comma-separated GAME:P (default: all six)")
     ap.add_argument("--repeat", type=int, default=2, help="interleaved rounds; the best of them is kept")
     ap.add_argument("--out", default=None, help="also write the figures as JSON here")
+    ap.add_argument("--workers", default="1,2",
+                    help="comma-separated worker counts, 1 and 2 among them (default 1,2); on a machine with more "
+                         "cores, more (1,2,4,8,16) measure what the estimate predicts for them, side by side")
     args = ap.parse_args(argv)
+    try:
+        counts = sorted({int(w) for w in args.workers.split(",") if w.strip()})
+    except ValueError:
+        ap.error(f"--workers must be comma-separated whole numbers, got {args.workers!r}")
+    if not {1, 2} <= set(counts) or counts[0] < 1:
+        ap.error(f"--workers must include 1 and 2 (the estimate's two measurements) and nothing below 1, "
+                 f"got {args.workers!r}")
+    configs = (*CONFIGS, *((e, w) for w in counts if w > 2 for e in ("threads", "processes")))
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in STAGES]
     if unknown:
@@ -133,9 +146,9 @@ def main(argv=None) -> int:
     for g in games:
         name, p = g.split(":")
         abstraction, deals, eval_deals, recorded = STAGES[g]
-        runs = {f"{e}/{w}": [] for e, w in CONFIGS}
+        runs = {f"{e}/{w}": [] for e, w in configs}
         for _ in range(args.repeat):
-            for e, w in CONFIGS:
+            for e, w in configs:
                 # a solve starts its worker processes once (a pool of another size is started anew), and
                 # they load the game's tables and compiled kernels once: a small iteration does that first
                 one_iteration(name, int(p), abstraction, 1 << 14, 1 << 14, e, w)
@@ -164,6 +177,19 @@ def main(argv=None) -> int:
         print(f"| {g} | {r['recorded_deals']:,} | {r['threads_2_at_recorded_s'] / 60:.1f} min | "
               f"{r[f'wall_{CORES_ESTIMATED}_at_recorded_s'] / 60:.1f} min | "
               f"x{r[f'speedup_{CORES_ESTIMATED}_over_threads_2_at_recorded']:.1f} |")
+    more = [w for w in counts if w > 2]
+    if more:
+        print("\nMeasured at more workers, beside the estimate from 1 and 2 (at this run's fitting deals):\n")
+        print("| game | workers | threads | processes | processes, est. |")
+        print("| --- | --- | --- | --- | --- |")
+        for g, r in rows.items():
+            plain = r["threads/1"]["wall_s"]
+            for w in more:
+                t, p = r[f"threads/{w}"]["wall_s"], r[f"processes/{w}"]["wall_s"]
+                est = estimate(r, r["deals"], r["deals"], cores=w)[f"wall_{w}_s"]
+                r[f"estimate_{w}_s"] = est
+                print(f"| {g} | {w} | {t:.1f} s (x{plain / t:.2f}) | {p:.1f} s (x{plain / p:.2f}) | "
+                      f"{est:.1f} s (x{plain / est:.2f}) |")
     print("\n(x): speed-up over threads/1, a plain serial run. serial: outside the block runs; setup: each worker "
           "process's share of a block run that does not shrink with more workers; work: the rest, shared.")
     same = all(r["same_gain_every_run"] for r in rows.values())

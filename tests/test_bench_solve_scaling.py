@@ -40,3 +40,12 @@ def test_the_block_clock_times_the_engine_runs_and_lets_go():
     finally:
         clock.close()
     assert clock.seconds > 0 and schedule._Run.play is before
+
+
+@pytest.mark.parametrize("bad", ["2,3", "1,x", "0,1,2"])
+def test_worker_counts_without_1_and_2_are_refused_before_anything_runs(bad, capsys):
+    from experiments.bench_solve_scaling import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--games", "estonian:6", "--workers", bad])
+    assert e.value.code == 2 and bad in capsys.readouterr().err
