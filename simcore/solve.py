@@ -95,8 +95,11 @@ class MixedTable:
 
     ships_by_value = True  # a BR falling back to it ships it with itself (simcore.exploit.BRPolicy)
     shares_answers = True  # its buckets and its fallbacks ask a built-in once (abstraction.with_answers)
+    # never changed once built: worker processes rebuild it once and every seat and task plays that
+    # copy, as every seat plays this one (simcore.engine.executors, "shared")
+    immutable = True
 
-    def __init__(self, abstraction, probs: np.ndarray, fallback, source=None, start=None):
+    def __init__(self, abstraction, probs: np.ndarray, fallback, source=None, start=None, rows=None):
         self.abstraction = abstraction
         self.probs = np.ascontiguousarray(probs, dtype=np.float64)
         self.fallback = fallback  # (label, fn)
@@ -106,7 +109,13 @@ class MixedTable:
                                       getattr(abstraction, "decision", None))
         self.source = source  # (variant name, options, decision, P, abstraction name) or None
         self.start = NO_START if start is None or not np.any(start) else np.ascontiguousarray(start, np.float64)
-        self.entry = entry_bits(self.probs.any(axis=1))  # draw_mixed skips the buckets without one
+        # draw_mixed skips the buckets without one; ``rows``: those with one, where known (_unpack)
+        if rows is None:
+            has = self.probs.any(axis=1)
+        else:
+            has = np.zeros(len(self.probs), np.bool_)
+            has[rows] = True
+        self.entry = entry_bits(has)
 
     def __call__(self, obs, rng):
         from .exploit import _observe
@@ -151,7 +160,7 @@ def _unpack(packed):
 
 def _unpack_mixed(abstraction, packed, fallback):
     probs, start = _unpack(packed)
-    return MixedTable(abstraction, probs, fallback, start=start)
+    return MixedTable(abstraction, probs, fallback, start=start, rows=packed[1])
 
 
 def _rebuild_mixed(source, packed, fallback_label):
@@ -163,7 +172,7 @@ def _rebuild_mixed(source, packed, fallback_label):
     v = get_variant(name, **opts)
     abst = abstraction_module.get_abstraction(v, decision, n_players, abs_name)
     probs, start = _unpack(packed)
-    return MixedTable(abst, probs, _registry().resolve(v, decision, fallback_label), source, start)
+    return MixedTable(abst, probs, _registry().resolve(v, decision, fallback_label), source, start, packed[1])
 
 
 # -- state, log, result ----------------------------------------------------------------------
