@@ -634,7 +634,7 @@ def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, in
     r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                 seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
                 passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
-                validate=validate, **run)
+                validate=validate, top=0, **run)
     entry = _measured(r.seats[0], t, K, eval_deals)
     avg = {d: a.copy() for d, a in state.avg.items()}
     weight = {d: w.copy() for d, w in state.weight.items()}
@@ -742,7 +742,8 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
                  for d in decisions}
         r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                     seed=derived_seed(fseed, MEASURE_TAG), min_visits=min_visits, confidence=confidence,
-                    passes=passes, rollout=0, block_size=block_size, progress=progress, validate=validate, **run)
+                    passes=passes, rollout=0, block_size=block_size, progress=progress, validate=validate,
+                    top=0, **run)
         entry = _measured(r.seats[0], t, K, eval_deals)
         entry.update(moved=moved / total if total else 0.0, moved_by_decision=moved_by)
     log = state.log + [entry] if entry is not None else state.log
