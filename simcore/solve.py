@@ -633,7 +633,7 @@ def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, in
              for d in decisions}
     r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                 seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
-                passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats=True,
+                passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats="counts",
                 validate=validate, top=0, **run)
     entry = _measured(r.seats[0], t, K, eval_deals)
     avg = {d: a.copy() for d, a in state.avg.items()}
@@ -642,8 +642,9 @@ def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, in
     visits, choices = {}, {}
     for st in r.seats[0].stages:
         d, s = st.stage.decision, st.stats
-        visits[d] = visits.get(d, 0) + s.field_count
-        choices[d] = choices.get(d, 0) + s.field_choice
+        if d not in visits:
+            visits[d], choices[d] = np.zeros(s.n_buckets, np.int64), np.zeros((s.n_buckets, s.n_actions), np.int64)
+        s.add_to(visits[d], choices[d])
     total, moved = 0.0, 0.0
     for d in decisions:
         if d in visits:
@@ -688,7 +689,7 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
     the seat's own later decisions are sampled from the current strategy rather than enumerated
     (enumerating them would cost the product of the stages' action counts a deal, not the sum).
     """
-    from .exploit import FIT, derived_seed, exploit, fit_stage, play_order
+    from .exploit import FIT, FitBuffers, derived_seed, exploit, fit_stage, play_order
 
     cfr = state.cfr
     decisions = list(state.avg)
@@ -705,10 +706,11 @@ def _cfr_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, i
     visits = {d: np.zeros(absts[d].n_buckets) for d in decisions}
     w = float(t + 1)
     fseed = iteration_seed(seed, t)
+    buffers = FitBuffers()  # each stage's sums are read before the next begins
     for i in reversed(range(len(stages))):
         st = stages[i]
         acc, _ = fit_stage(v, P, lineup, K, st, absts, by_name, empty, deals=deals, seed=derived_seed(fseed, FIT, K, 0, i),
-                           block_size=block_size, run=run, progress=progress)
+                           block_size=block_size, run=run, progress=progress, buffers=buffers)
         d = st.decision
         rows = np.flatnonzero(acc.field_count)
         n = acc.field_count[rows].astype(np.float64)
