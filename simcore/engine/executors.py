@@ -124,7 +124,7 @@ def set_strategy_codec(ship, unship, preload=()) -> None:
 
 
 # A policy object that declares ``immutable = True`` answers from (obs, rng) alone and never
-# changes once built (solve's average table, a BR table): it travels as "shared", pickled once
+# changes once built (solve's average table): it travels as "shared", pickled once
 # in this process (_PICKLED) and rebuilt once in a worker (_SHARED), where every seat and every
 # task of the same bytes plays the one object, as every seat plays it here. A fit's tasks
 # differ stage by stage (the seed, the deviator's tables), its field does not: without this each
