@@ -19,8 +19,8 @@ busy spell hits them alike, the best of ``--repeat`` kept. Every block run (the 
 - ``blocks``: the wall time of the block runs, which more workers share.
 
 Worker processes add a third part: at the start of each block run, every worker process rebuilds
-the fit's task (the average table, shipped by value, over the field's tables), which threads share
-with the calling process. (Starting the processes, and their first read of the shipped tables and
+the fit's task (the plan, and the field: its average table once a process since the twenty-third
+session, over the field's tables), which threads share with the calling process. (Starting the processes, and their first read of the shipped tables and
 compiled kernels, happens once a solve: a small untimed iteration on the same pool does it before
 each timed one.) So
 
