@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.kernels import popcount, rank_sets, value_five_high
+from simcore.kernels import popcount, rank_sets
 from simcore.variants.russian import PLACE_BY_RANK, PLACE_FIRST_OPEN
 
 from .registry import register
@@ -59,6 +59,8 @@ _NO_CARD = -1
 
 # -- the hand score ----------------------------------------------------------------------
 
+
+WHEEL = (1 << 12) | 0xF  # the rank set A, 2, 3, 4, 5
 
 # HIGH_RANK[mask]: the highest rank of a 13-bit rank set (-1 for the empty set)
 HIGH_RANK = np.array([m.bit_length() - 1 for m in range(1 << 13)], np.int64)
@@ -105,17 +107,18 @@ def _made_of(cards, k, pattern):
     of the top group; straights and flushes count only with five cards."""
     best_n, best_r, pairs = pattern[4], pattern[5], pattern[6]
     if k == 5 and best_n == 1:
-        v = value_five_high(np.uint8(cards[0]), np.uint8(cards[1]), np.uint8(cards[2]),
-                            np.uint8(cards[3]), np.uint8(cards[4]))
-        cat = v >> 12
-        if cat == 4 and best_r == 12:
-            low = True
-            for j in range(5):
-                if (cards[j] >> 2) > 3 and (cards[j] >> 2) != 12:
-                    low = False
-            if low:
-                return cat + RANK_WEIGHT * 3  # the wheel is five-high
-        return cat + RANK_WEIGHT * best_r
+        # five distinct ranks: a straight, a flush, both, or a high card, read from the rank set
+        # and the suits (the evaluator's tables are a cache miss a hand; the same categories)
+        mask = pattern[0]
+        s = cards[0] & 3
+        flush = ((cards[1] & 3) == s) & ((cards[2] & 3) == s) & ((cards[3] & 3) == s) & ((cards[4] & 3) == s)
+        wheel = mask == WHEEL
+        straight = wheel or (best_r >= 4 and (mask >> (best_r - 4)) == 0x1F)
+        if flush:
+            return (8 if straight else 5) + RANK_WEIGHT * best_r  # a straight flush keeps its top rank
+        if wheel:
+            return 4 + RANK_WEIGHT * 3  # the wheel is five-high
+        return (4 if straight else 0) + RANK_WEIGHT * best_r
     return _category(best_n, pairs) + RANK_WEIGHT * best_r
 
 
