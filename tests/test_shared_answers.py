@@ -280,3 +280,37 @@ def test_rows_are_ordered_once_per_observation_that_shares_answers(game, P, fine
     reads.clear()
     b, c = counted.observe_rows(whole, second)
     assert not reads and np.array_equal(c, whole_c[second])
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_slovaks_exchange2_coarse_and_medium_are_functions_of_the_fine_buckets(level):
+    """Every hand up to the suits' names (the face-up pair, every flop of ranks, all 64 flop suit
+    patterns) gives, at ``level``, the bucket the map holds for its fine bucket: the map is a
+    function, and the one built on first use (one relabelling of the suits a hand) is that one."""
+    from simcore.abstraction import slovak as S
+
+    mp = np.full(S.N_FINE2, -1, np.int64)
+    assert S._exchange2_of_fine(level, mp, True, S.MULTI2, S.MULTI3, S.RANK_GROUP) == 0
+    assert np.array_equal(S.exchange2_of_fine(level), mp)
+    assert (mp >= 0).sum() > 200_000  # every fine code a hand can have
+
+
+def test_slovaks_chain_reads_each_observation_once_with_the_fine_kernel():
+    """In the shipped Slovak chain (fine tables over coarse or medium ones) the coarser buckets come
+    from the fine ones: their kernels read no row, and the chain plays as with every table reading
+    its own (no shared answers)."""
+    from dataclasses import replace
+
+    from simcore.abstraction import abstractions
+
+    for d, obs_list in collect("slovak", 6, n=1500, seed=4, policy="random").items():
+        by_name = abstractions("slovak", d, 6)
+        for name in ("coarse", "medium"):
+            a = by_name[name]
+            quiet = replace(a, kernel=lambda o, r: pytest.fail("read the rows again"))
+            for plain in obs_list:
+                obs = abstraction.with_answers(plain)
+                by_name["fine"].observe(obs)
+                b, c = quiet.observe(obs)
+                own_b, own_c = a.kernel(plain, 0)
+                assert np.array_equal(b, own_b) and np.array_equal(c, own_c), (d, name)

@@ -70,7 +70,8 @@ class Abstraction:
     # look-up then orders only the rows whose bucket holds an entry.
     bucket_kernel: Callable | None = field(default=None, repr=False, compare=False)
     # ``(finer name, f)``: this abstraction's buckets are ``f(finer buckets)`` with the finer one's
-    # canonical order, so an observation the finer one has read (shared answers) is not read again.
+    # canonical order, so an observation the finer one has read (shared answers) is not read again;
+    # ``(finer name, f, g)``: with the canonical order ``g(finer canonical order, obs)``.
     coarsens: tuple | None = field(default=None, repr=False, compare=False)
     # ``(finer name, f)``: this abstraction's buckets alone are ``f(finer buckets)`` (its canonical
     # order may differ), so :meth:`buckets` of an observation whose finer buckets were read (a chain
@@ -82,7 +83,10 @@ class Abstraction:
     seat_view: bool = field(default=False, compare=False)
 
     def _memo_key(self, name: str, r: int) -> tuple:
-        return ("observe", self.game, self.decision, name, self.version, self.key, r)
+        # No version: in one process each (game, decision, name, key) is this pvsim's one meaning
+        # (a table file of another version is refused), and a coarser abstraction finds the finer
+        # one's answer under it whatever either's version (Slovak's exchange2: coarse 2, fine 1).
+        return ("observe", self.game, self.decision, name, self.key, r)
 
     def observe(self, obs: dict, round: int | None = None):
         """``(buckets (n,) int64, canon (n, n_actions) int64)`` for one observation; read once per
@@ -96,7 +100,8 @@ class Abstraction:
         if got is None and self.coarsens is not None:
             finer = recall(obs, self._memo_key(self.coarsens[0], r))
             if finer is not None:
-                got = (self.coarsens[1](finer[0]), finer[1])
+                canon = finer[1] if len(self.coarsens) < 3 else self.coarsens[2](finer[1], obs)
+                got = (self.coarsens[1](finer[0]), canon)
         if got is None:
             got = self.kernel(obs, r)
         remember(obs, mine, got)

@@ -183,6 +183,93 @@ def _kernel2(up, board, seat, level, out, canon, multi2, multi3, rank_group):
         out[i] = code * P + seat
 
 
+@njit(cache=True, nogil=True)
+def _exchange2_of_fine(level, mp, check, multi2, multi3, rank_group):
+    """Fill ``mp`` (N_FINE2,), -1 where unknown, with the ``level`` bucket (0 coarse, 1 medium; seat
+    left out) of each fine bucket of ``exchange2``, read by :func:`_kernel2` itself from a hand of
+    each. Every hand up to the suits' names is read: the two face-up cards (suited or not), every
+    flop of ranks and every flop suit, one relabelling of the suits no face-up card holds. With
+    ``check`` every flop suit pattern (all 64) is read at ``level`` too, and the count of hands whose
+    bucket differs from their fine bucket's entry is returned (0: the level is a function of the
+    fine buckets on every hand)."""
+    up = np.empty((1, 1, 2), np.int8)
+    board = np.empty((1, 3), np.int8)
+    out = np.empty(1, np.int64)
+    canon = np.empty((1, 3), np.int64)
+    wrong = 0
+    for rf in range(13):
+        for rg in range(rf + 1):
+            for suited in range(2 if rf != rg else 1):
+                up[0, 0, 0] = 4 * rf
+                up[0, 0, 1] = 4 * rg + (1 - suited)
+                for b0 in range(13):
+                    for b1 in range(b0 + 1):
+                        for b2 in range(b1 + 1):
+                            for suits in range(64):
+                                s0, s1, s2 = suits & 3, (suits >> 2) & 3, suits >> 4
+                                # the suits no face-up card holds are alike: without ``check``, a
+                                # flop card takes the lowest of them that no card before it took
+                                top = 1 - suited
+                                if not check and (s0 > top + 1 or s1 > max(top, s0) + 1
+                                                  or s2 > max(top, s0, s1) + 1):
+                                    continue
+                                board[0, 0] = 4 * b0 + s0
+                                board[0, 1] = 4 * b1 + s1
+                                board[0, 2] = 4 * b2 + s2
+                                distinct = True
+                                for x in range(5):
+                                    cx = up[0, 0, x] if x < 2 else board[0, x - 2]
+                                    for y in range(x):
+                                        if cx == (up[0, 0, y] if y < 2 else board[0, y - 2]):
+                                            distinct = False
+                                if not distinct:
+                                    continue
+                                _kernel2(up, board, 0, 2, out, canon, multi2, multi3, rank_group)
+                                fine = out[0]
+                                if mp[fine] >= 0 and not check:
+                                    continue
+                                _kernel2(up, board, 0, level, out, canon, multi2, multi3, rank_group)
+                                if mp[fine] < 0:
+                                    mp[fine] = out[0]
+                                elif mp[fine] != out[0]:
+                                    wrong += 1
+    return wrong
+
+
+_EXCHANGE2_MAPS: dict = {}
+
+
+def exchange2_of_fine(level: int) -> np.ndarray:
+    """The coarse (0) or medium (1) ``exchange2`` bucket of each fine one, seat left out (-1 for
+    codes no hand has); built on first use (0.2-0.35 s), and published whole, so a thread never
+    reads a map another is still building."""
+    mp = _EXCHANGE2_MAPS.get(level)
+    if mp is None:
+        mp = np.full(N_FINE2, -1, np.int64)
+        _exchange2_of_fine(level, mp, False, MULTI2, MULTI3, RANK_GROUP)
+        _EXCHANGE2_MAPS[level] = mp
+    return mp
+
+
+def _coarsening(decision: str, level: int, P: int) -> tuple:
+    """``Abstraction.coarsens`` of a decision's coarse or medium buckets: the fine ones mapped (in
+    ``exchange1`` the fine bucket's leading digits, in ``exchange2`` a look-up), and ``thoughtful``'s
+    choice moved first in the fine canonical order (the kernel's own order, before that move)."""
+    if decision == "exchange1":
+        per = 12 if level == 1 else 108  # fine adds the suit (3) and the pair shown (4); medium the ranks seen (9)
+
+        def buckets(fine):
+            return fine // P // per * P + fine % P
+    else:
+        def buckets(fine):
+            return exchange2_of_fine(level)[fine // P] * P + fine % P
+
+    def canon(fine_canon, obs):
+        return policy_first(fine_canon, builtin_choice("slovak", decision, POLICY, obs))
+
+    return ("fine", buckets, canon)
+
+
 def _make(decision, level):
     def kernel(obs, round=0):
         up = np.ascontiguousarray(obs["up"], dtype=np.int8)
@@ -260,5 +347,6 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
                                 "ranks of the face-up cards, and seat", 2),
                  (N_FINE2, "exact ranks of the face-up cards and the flop, flush-relevant suit counts, and seat", 1))
     return {name: Abstraction("slovak", decision, name, size * P, 3, text, _make(decision, level), key=(P,),
-                              version=version, describer=_describe(decision, level, P))
+                              version=version, describer=_describe(decision, level, P),
+                              coarsens=_coarsening(decision, level, P) if level < 2 else None)
             for level, (name, (size, text, version)) in enumerate(zip(NAMES, specs))}
