@@ -44,9 +44,12 @@ keeps decline = 0. Bucket ids are unchanged by this.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
+from ..kernels import popcount
 from . import NAMES, Abstraction
 from ._common import (MULTI2, MULTI3, RANK_GROUP_NAMES, RANKS, best_draw, builtin_choice, made_class,
                       multiset_ranks, per_action_state, policy_first, ranks3_desc, straight_state)
@@ -216,14 +219,11 @@ def _exchange2_of_fine(level, mp, check, multi2, multi3, rank_group):
                                 board[0, 0] = 4 * b0 + s0
                                 board[0, 1] = 4 * b1 + s1
                                 board[0, 2] = 4 * b2 + s2
-                                distinct = True
-                                for x in range(5):
-                                    cx = up[0, 0, x] if x < 2 else board[0, x - 2]
-                                    for y in range(x):
-                                        if cx == (up[0, 0, y] if y < 2 else board[0, y - 2]):
-                                            distinct = False
-                                if not distinct:
-                                    continue
+                                held = (1 << (4 * rf)) | (1 << (4 * rg + 1 - suited))
+                                for t in range(3):
+                                    held |= 1 << board[0, t]
+                                if popcount(np.uint64(held)) < 5:
+                                    continue  # a card twice
                                 _kernel2(up, board, 0, 2, out, canon, multi2, multi3, rank_group)
                                 fine = out[0]
                                 if mp[fine] >= 0 and not check:
@@ -236,18 +236,13 @@ def _exchange2_of_fine(level, mp, check, multi2, multi3, rank_group):
     return wrong
 
 
-_EXCHANGE2_MAPS: dict = {}
-
-
+@functools.lru_cache(maxsize=None)
 def exchange2_of_fine(level: int) -> np.ndarray:
     """The coarse (0) or medium (1) ``exchange2`` bucket of each fine one, seat left out (-1 for
-    codes no hand has); built on first use (0.2-0.35 s), and published whole, so a thread never
-    reads a map another is still building."""
-    mp = _EXCHANGE2_MAPS.get(level)
-    if mp is None:
-        mp = np.full(N_FINE2, -1, np.int64)
-        _exchange2_of_fine(level, mp, False, MULTI2, MULTI3, RANK_GROUP)
-        _EXCHANGE2_MAPS[level] = mp
+    codes no hand has); built on first use (0.2-0.35 s). The cache keeps a map once it is whole,
+    so a thread never reads one another is still building."""
+    mp = np.full(N_FINE2, -1, np.int64)
+    _exchange2_of_fine(level, mp, False, MULTI2, MULTI3, RANK_GROUP)
     return mp
 
 
