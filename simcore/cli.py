@@ -377,15 +377,9 @@ class OutputError(ValueError):
 
 def _check_out(path: str, flag: str = "--out") -> None:
     """Before a run: can ``path`` be written? (Never find out after the work is done.)"""
-    import os
+    from simcore.engine.checks import check_writable
 
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(f"{flag} {path!r} is a folder; give a file name")
-    if not os.path.isdir(folder):
-        raise ValueError(f"{flag} {path!r}: the folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise ValueError(f"{flag} {path!r} cannot be written (permission denied)")
+    check_writable(path, flag)
 
 
 def _emit(text: str, out: str | None) -> None:

@@ -60,7 +60,7 @@ from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bit
                           with_answers)
 from .engine import is_pure
 from .engine.checkpoint import read_bytes
-from .engine.checks import check_deals, check_seed, check_whole, is_real
+from .engine.checks import check_deals, check_seed, check_whole, check_writable, is_real
 from .engine.stats import Z95
 
 SOLVE_TAG = 0x534F4C56  # "SOLV": the solver's own seed domain
@@ -538,6 +538,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                        ("resume", resume)):
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name} is a file name, got {path!r}")
+    for name, path in (("out", out), ("chart", chart), ("log_json", log_json)):
+        if path is not None:  # before the work: never find out after it that the file cannot be written
+            check_writable(path, name)
     reg = _registry()
     init_seat = reg.lineup(v, P, init, init)[0]
     init_label = reg.spec_label(init_seat)

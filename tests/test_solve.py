@@ -264,6 +264,31 @@ def test_bad_input_is_a_clear_error(duel):
         solve("duel", 2, iterations=2, confidence=1.5, **kw)
 
 
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, monkeypatch):
+    """A table, chart or log in a missing folder, or a folder given as the file, is a ValueError naming
+    the path before any fitting starts (the API's solve and exploit, as the CLI already did), not an
+    OSError after the work. The work is replaced by an AssertionError to show it never began."""
+    import simcore.api
+    from simcore.exploit import exploit
+    from simcore.solve import solve
+
+    def no_work():
+        raise AssertionError("the run started before its outputs were checked")
+
+    monkeypatch.setattr(simcore.api, "_registry", no_work)  # the first thing either run does after its checks
+    gone = tmp_path / "gone" / "t.npz"
+    for kw in ({"out": gone}, {"out": tmp_path / "t.npz", "chart": tmp_path / "gone" / "t.png"},
+               {"log_json": tmp_path / "gone" / "t.json"}):
+        with pytest.raises(ValueError, match="gone'.* does not exist"):
+            solve("estonian", 6, iterations=1, abstraction="coarse", **kw)
+    with pytest.raises(ValueError, match="is a folder; give a file name"):
+        solve("estonian", 6, iterations=1, abstraction="coarse", out=tmp_path)
+    with pytest.raises(ValueError, match="out .*gone.* does not exist"):
+        exploit("estonian", 6, abstraction="coarse", out=gone)
+    with pytest.raises(AssertionError, match="before its outputs were checked"):  # a good path gets to work
+        solve("estonian", 6, iterations=1, abstraction="coarse", out=tmp_path / "t.npz")
+
+
 def test_a_start_of_weight_zero_is_the_average_of_the_best_responses(exact, tmp_path):
     """start_weight=0: the first BR replaces the start wherever it departs, so after one iteration
     every row it left plays the BR's action alone; the run converges faster than with the start as a

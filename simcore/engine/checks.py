@@ -8,6 +8,7 @@ integer, Python or numpy, but never a bool: ``True`` is no count) and
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -131,6 +132,26 @@ def check_precision(precision) -> None:
     """A stopping rule's half-width: None, or a positive finite number."""
     if precision is not None and (not is_real(precision) or not 0 < precision < np.inf):
         raise ValueError(f"precision must be a positive, finite number, got {precision!r}")
+
+
+def check_writable(path, what: str = "out") -> str:
+    """``path`` as a string if a file can be written there; else ValueError naming it and why.
+
+    Checked before a run, so that a missing folder or a folder given as the file name is found
+    before the work, not after it (nothing is created or written)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} is a file name, got {path!r}")
+    path = os.fspath(path)
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"{what} is empty ({path!r}): give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"{what} {path!r} is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise ValueError(f"{what} {path!r}: the folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"{what} {path!r} cannot be written (permission denied)")
+    return path
 
 
 def check_every(checkpoint_every) -> None:
