@@ -538,7 +538,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                        ("resume", resume)):
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"{name} is a file name, got {path!r}")
-    for name, path in (("out", out), ("chart", chart), ("log_json", log_json)):
+    for name, path in (("out", out), ("chart", chart), ("log_json", log_json), ("checkpoint", checkpoint)):
         if path is not None:  # before the work: never find out after it that the file cannot be written
             check_writable(path, name)
     reg = _registry()

@@ -265,9 +265,10 @@ def test_bad_input_is_a_clear_error(duel):
 
 
 def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, monkeypatch):
-    """A table, chart or log in a missing folder, or a folder given as the file, is a ValueError naming
-    the path before any fitting starts (the API's solve and exploit, as the CLI already did), not an
-    OSError after the work. The work is replaced by an AssertionError to show it never began."""
+    """A table, chart, log or checkpoint in a missing folder, or a folder given as the file, is a
+    ValueError naming the path before any fitting starts (the API's solve and exploit, as the CLI
+    already did), not an OSError after the first iteration or the whole run. The work is replaced
+    by an AssertionError to show it never began."""
     import simcore.api
     from simcore.exploit import exploit
     from simcore.solve import solve
@@ -278,7 +279,7 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, m
     monkeypatch.setattr(simcore.api, "_registry", no_work)  # the first thing either run does after its checks
     gone = tmp_path / "gone" / "t.npz"
     for kw in ({"out": gone}, {"out": tmp_path / "t.npz", "chart": tmp_path / "gone" / "t.png"},
-               {"log_json": tmp_path / "gone" / "t.json"}):
+               {"log_json": tmp_path / "gone" / "t.json"}, {"checkpoint": tmp_path / "gone" / "t.ckpt"}):
         with pytest.raises(ValueError, match="gone'.* does not exist"):
             solve("estonian", 6, iterations=1, abstraction="coarse", **kw)
     with pytest.raises(ValueError, match="is a folder; give a file name"):
