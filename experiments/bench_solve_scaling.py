@@ -33,8 +33,8 @@ The 16-core column is ``serial + setup + work / (16 x e)``, ``e`` assumed to hol
 estimate, not a measurement. A 16-core machine lent to the twenty-fifth session measured less:
 whole stage iterations of Slovak ran x4.8-x5.5, and of Russian 4 x3.1-x3.7, faster on 16 worker
 processes than on 2 cores here (``results/solve/retimed/s25/sixteen_cores.json``; its cores about
-1.2x slower each, 73% of 8x from 2 to 16 processes there for Slovak, and Russian's 12 rounds an
-iteration each waiting for its slowest block). At fewer fitting deals the
+1.2x slower each, 73% of 8x from 2 to 16 processes there for Slovak, and about 50% for Russian 4,
+whose blocks slowed down more). At fewer fitting deals the
 serial part and the setup are a larger share than in a whole solve, whose iterations fit 1M-64M
 deals a stage; a second table therefore scales the block runs' work to the recorded stage's deals
 (the serial part and the setup kept as measured) and gives one iteration's time there on 2 threads
