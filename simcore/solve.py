@@ -534,13 +534,11 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     if out is not None and by_name is None:
         raise ValueError("out: a table file names its abstraction, so it needs one of the game's own "
                          "(abstraction='coarse', 'medium' or 'fine'), not a dict of objects")
-    for name, path in (("out", out), ("chart", chart), ("log_json", log_json), ("checkpoint", checkpoint),
-                       ("resume", resume)):
-        if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"{name} is a file name, got {path!r}")
     for name, path in (("out", out), ("chart", chart), ("log_json", log_json), ("checkpoint", checkpoint)):
         if path is not None:  # before the work: never find out after it that the file cannot be written
-            check_writable(path, name)
+            check_writable(path, name)  # a file name (TypeError otherwise) in a folder that can take it
+    if resume is not None and not isinstance(resume, (str, os.PathLike)):
+        raise TypeError(f"resume is a file name, got {resume!r}")
     reg = _registry()
     init_seat = reg.lineup(v, P, init, init)[0]
     init_label = reg.spec_label(init_seat)

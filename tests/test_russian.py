@@ -8,10 +8,10 @@ import pytest
 import strategies  # noqa: F401  (registers the policies)
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 from simcore import analyze, simulate
 from simcore.cards import parse_cards
 from simcore.engine import Table, deal_block, play_block, play_tables
-from numba import njit
 from simcore.evaluate import evaluate_hands, hand_category
 from simcore.variants import get_variant
 from simcore.variants import russian as R

@@ -284,6 +284,9 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, m
             solve("estonian", 6, iterations=1, abstraction="coarse", **kw)
     with pytest.raises(ValueError, match="is a folder; give a file name"):
         solve("estonian", 6, iterations=1, abstraction="coarse", out=tmp_path)
+    for name in ("out", "chart", "log_json", "checkpoint", "resume"):
+        with pytest.raises(TypeError, match=f"{name} is a file name, got 3"):
+            solve("estonian", 6, iterations=1, abstraction="coarse", **{name: 3})
     with pytest.raises(ValueError, match="out .*gone.* does not exist"):
         exploit("estonian", 6, abstraction="coarse", out=gone)
     with pytest.raises(AssertionError, match="before its outputs were checked"):  # a good path gets to work

@@ -219,10 +219,10 @@ def ask_fallback(fn, obs: dict, rng, miss: np.ndarray, out: np.ndarray, pure: bo
     asked for the whole observation through :func:`ask_policy` (``pure``: answered once)."""
     # one count for "any" and "all", and a masked copy in place of two boolean indexings (a chain of
     # five tables asks this at every level: 60 -> 25 us a call of 14,000 rows)
-    lost = np.count_nonzero(miss)
-    if not lost:
+    n_lost = np.count_nonzero(miss)
+    if not n_lost:
         return
-    if rows_of and lost < len(miss):
+    if rows_of and n_lost < len(miss):
         lost = np.flatnonzero(miss)
         out[lost] = np.asarray(fn(observation_rows(obs, lost, *rows_of), rng), dtype=np.int64)
         return
