@@ -325,33 +325,34 @@ def _gather(flop, up, placed, own_down, i, q, h, seat, buf):
     return k
 
 
+# SUIT_CARDS[s]: the 52-bit set of the cards of suit s (card 4 * rank + suit)
+SUIT_CARDS = np.array([sum(1 << (4 * r + s) for r in range(13)) for s in range(4)], np.uint64)
+ALL_CARDS = np.uint64((1 << 52) - 1)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _unseen(flop, up, placed, own_down, card, i, seat, ru, su):
-    """Rank and suit counts of the cards not in sight of ``seat`` in row ``i``; their number."""
-    ru[:] = 4
-    su[:] = 13
-    n = 52
+    """Rank and suit counts of the cards not in sight of ``seat`` in row ``i``; their number.
+
+    The cards in sight are gathered as one 52-bit set in a register, then counted by rank (four
+    bits a rank) and by suit, where each card decremented two counters in memory (4-player
+    best-gain on 2.4M rows recorded from a fit: 304 -> 275 ns a row)."""
     P = up.shape[1]
+    one = np.uint64(1)
+    seen = one << np.uint64(card[i])
     for h in range(3):
-        x = flop[i, h]
-        ru[x >> 2] -= 1
-        su[x & 3] -= 1
-        n -= 1
+        seen |= one << np.uint64(flop[i, h])
         for q in range(P):
             for j in range(min(placed[i, q, h], 3)):
-                x = up[i, q, h, j]
-                ru[x >> 2] -= 1
-                su[x & 3] -= 1
-                n -= 1
+                seen |= one << np.uint64(up[i, q, h, j])
         if placed[i, seat, h] == 4:
-            x = own_down[i, h]
-            ru[x >> 2] -= 1
-            su[x & 3] -= 1
-            n -= 1
-    x = card[i]
-    ru[x >> 2] -= 1
-    su[x & 3] -= 1
-    return n - 1
+            seen |= one << np.uint64(own_down[i, h])
+    unseen = ~seen & ALL_CARDS
+    for r in range(13):
+        ru[r] = popcount((unseen >> np.uint64(4 * r)) & np.uint64(15))
+    for s in range(4):
+        su[s] = popcount(unseen & SUIT_CARDS[s])
+    return np.int64(popcount(unseen))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -378,9 +379,11 @@ def _logistic(x):
 
 
 @njit(cache=True, nogil=True)
-def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
-    """Actions (n,) of one policy for ``seat`` over a batch."""
+def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy, best_out):
+    """Actions (n,) of one policy for ``seat`` over a batch. ``best_out``: (n,) int64 to receive
+    ``best-gain``'s action of each row as well (a scoring policy computes it on the way), or (0,)."""
     n, P = up.shape[0], up.shape[1]
+    both = best_out.shape[0] == n
     out = np.zeros(n, np.int64)
     buf = np.zeros(5, np.int64)
     ru = np.zeros(13, np.int64)
@@ -404,6 +407,8 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
             # one hand with room: every policy below places there (each picks a legal hand),
             # so nothing is scored (the last round, and 13% of conceal's rows in Russian 3's fit)
             out[i] = first
+            if both:
+                best_out[i] = first
             continue
         n_unseen = _unseen(flop, up, placed, own_down, card, i, seat, ru, su)
         for t in range(3 if policy == _FIGHT_WEAK else 2):
@@ -422,6 +427,8 @@ def _decide(flop, up, placed, own_down, card, legal, seat, rnd, policy):
         for h in range(3):
             if legal[i, h] and after[h] - now[h] > best_g:
                 best_h, best_g = h, after[h] - now[h]
+        if both:
+            best_out[i] = best_h
         if policy == _BEST_GAIN:
             out[i] = best_h
         elif policy == _TWO_AND_DUMP:
@@ -517,9 +524,24 @@ def _policy(code):
 
     def strategy(obs, rng):
         return _decide(obs["flop"], obs["up"], obs["placed"], obs["own_down"], obs["card"],
-                       obs["legal"], int(obs["seat"]), int(obs["round"]), code)
+                       obs["legal"], int(obs["seat"]), int(obs["round"]), code, _NONE)
 
     return strategy
+
+
+_NONE = np.empty(0, np.int64)
+
+
+def _best_gain_and_conceal(obs):
+    """``{best-gain: actions, conceal: actions}`` of ``obs``, from one pass of the scores.
+
+    Both policies' ``joint_answers`` (:func:`simcore.abstraction.shared_answer`). A table's
+    buckets order the hands by ``conceal``'s choice and the shipped tables fall back on
+    ``best-gain``: in a solve's fit both were asked of every row, each scoring every hand."""
+    best = np.empty(len(obs["card"]), np.int64)
+    conceal = _decide(obs["flop"], obs["up"], obs["placed"], obs["own_down"], obs["card"], obs["legal"],
+                      int(obs["seat"]), int(obs["round"]), _CONCEAL, best)
+    return {_FUNCTIONS[_BEST_GAIN]: best, _FUNCTIONS[_CONCEAL]: conceal}
 
 
 _POLICIES = (
@@ -542,8 +564,12 @@ _RULES = {_FIRST_OPEN: PLACE_FIRST_OPEN, _BY_RANK: PLACE_BY_RANK}
 
 # seat_view: every one but fight-weak reads only the seat's own hands, the card and the cards in
 # sight (simcore.variants.russian.seat_view), row by row, drawing nothing
+_FUNCTIONS = {}  # code: the registered function
 for _name, _code, _text in _POLICIES:
     _traits = {"place_rule": _RULES[_code]} if _code in _RULES else {}
     if _code != _FIGHT_WEAK:
         _traits["seat_view"] = True
-    register("russian", "place", _name, _text, default=_name == "first-open", **_traits)(_policy(_code))
+    _FUNCTIONS[_code] = register("russian", "place", _name, _text, default=_name == "first-open",
+                                 **_traits)(_policy(_code))
+# best-gain and conceal answer together where both are asked of one observation
+_FUNCTIONS[_BEST_GAIN].joint_answers = _FUNCTIONS[_CONCEAL].joint_answers = _best_gain_and_conceal

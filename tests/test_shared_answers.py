@@ -314,3 +314,49 @@ def test_slovaks_chain_reads_each_observation_once_with_the_fine_kernel():
                 b, c = quiet.observe(obs)
                 own_b, own_c = a.kernel(plain, 0)
                 assert np.array_equal(b, own_b) and np.array_equal(c, own_c), (d, name)
+
+
+@pytest.fixture(scope="module")
+def russian_seen():
+    return collect("russian", 4, n=1500, seed=13, policy="random")["place"]
+
+
+def test_russians_joint_answers_are_each_policys_own(russian_seen):
+    best, conceal = (resolve("russian", "place", name)[1] for name in ("best-gain", "conceal"))
+    assert best.joint_answers is conceal.joint_answers
+    for obs in russian_seen[::5]:  # every round, seats in turn
+        joint = best.joint_answers(obs)
+        assert set(joint) == {best, conceal}
+        for fn in (best, conceal):
+            assert np.array_equal(joint[fn], fn(obs, None))
+
+
+def test_a_solves_table_over_russian_buckets_scores_a_row_once(russian_seen, monkeypatch):
+    """A solve's average table reads the fine buckets of every row (their order is ``conceal``'s
+    choice) and falls back on ``best-gain``: one pass of the scores gives both."""
+    import strategies.russian as russian
+    from simcore.abstraction import get_abstraction
+    from simcore.solve import MixedTable
+    from simcore.variants import get_variant
+
+    v = get_variant("russian")
+    abst = get_abstraction(v, "place", 4, "fine")
+    obs = russian_seen[40]
+    probs = np.zeros((abst.n_buckets, 3))
+    b = abst.buckets(obs)
+    probs[b[::2], 1] = 1.0  # half the rows hold an entry: canonical action 1
+    table = MixedTable(abst, probs, resolve(v, "place", "best-gain"))
+    calls = []
+    real = russian._decide
+
+    def counted(*a):
+        calls.append(len(a[0]))
+        return real(*a)
+
+    monkeypatch.setattr(russian, "_decide", counted)
+    shared = table(obs, np.random.default_rng(0))
+    assert calls == [len(b)]  # the buckets' order and the fallback: one pass over every row
+    calls.clear()
+    monkeypatch.setattr(common, "SHARE", False)
+    assert np.array_equal(table(obs, np.random.default_rng(0)), shared)
+    assert len(calls) == 2

@@ -429,12 +429,26 @@ def remember(obs: dict, key, value) -> None:
 
 def shared_answer(obs: dict, fn, compute) -> np.ndarray:
     """``compute()`` (the answer (n,) int64 of ``fn``, a function of the observation alone), or
-    the answer already computed for these same arrays in ``obs``'s shared answers."""
+    the answer already computed for these same arrays in ``obs``'s shared answers.
+
+    A policy whose answer comes with others' at little more cost declares ``joint_answers``:
+    ``fn.joint_answers(obs) -> {policy function: answer}``, its own among them, each exactly
+    what that policy answers alone. All of them are kept, so a later asker of any finds its
+    own (Russian's ``conceal``, which orders a table's hands, and ``best-gain``, the tables'
+    fallback, score the same hands)."""
     key = ("policy", fn)  # the function itself: equal only to itself, and held while kept
     out = recall(obs, key)
     if out is None:
-        out = np.asarray(compute(), dtype=np.int64)
-        remember(obs, key, out)
+        joint = getattr(fn, "joint_answers", None)
+        if joint is None:
+            out = np.asarray(compute(), dtype=np.int64)
+            remember(obs, key, out)
+        else:
+            for other, answer in joint(without_answers(obs)).items():
+                answer = np.asarray(answer, dtype=np.int64)
+                remember(obs, ("policy", other), answer)
+                if other is fn:
+                    out = answer
     return out
 
 
@@ -442,10 +456,11 @@ def ask_policy(fn, obs: dict, rng, pure: bool) -> np.ndarray:
     """A fallback's answer (n,) int64: a policy that shares answers (``shares_answers``) gets the
     observation with them; a ``pure`` one, or a built-in that buckets ask (:func:`builtin_choice`
     asks it without a stream), answers once per observation, as both are functions of the
-    observation alone; any other is asked as usual (its random stream moves exactly as it would)."""
+    observation alone, as is one that declares ``joint_answers`` (:func:`shared_answer`); any other
+    is asked as usual (its random stream moves exactly as it would)."""
     if getattr(fn, "shares_answers", False):
         return np.asarray(fn(obs, rng), dtype=np.int64)
     plain = without_answers(obs)
-    if (pure or id(fn) in _OBS_ALONE) and ANSWERS in obs:
+    if (pure or id(fn) in _OBS_ALONE or hasattr(fn, "joint_answers")) and ANSWERS in obs:
         return shared_answer(obs, fn, lambda: fn(plain, rng))
     return np.asarray(fn(plain, rng), dtype=np.int64)
