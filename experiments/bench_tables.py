@@ -21,7 +21,14 @@ rows whose seat view the deviator's action changed (Russian's alone declares a s
   (and of the game's default built-in field, for scale);
 - ``fit``: fitting deals per CPU-second of seat 0's best response to a field of
   ``solved`` (coarse buckets, one pass): what ``pvsim exploit``, ``pvsim
-  solve`` and ``bench_finer`` spend their time on.
+  solve`` and ``bench_finer`` spend their time on;
+- ``solve fit``: the same fit to the field a solve's iteration plays when it starts from the
+  shipped table (its arrays as the average, ``simcore.solve.MixedTable``, on the table's own
+  fallback), own and shared answers only. A solve's average orders every row it is asked about,
+  where a table file orders only the rows with an entry: Russian's ``conceal`` (the order) and
+  ``best-gain`` (the fallback) were both asked of every row until the twenty-sixth session's
+  ``joint_answers``: ``apart`` shares answers but computes each policy alone
+  (``simcore.abstraction._common.JOINT`` False), as before.
 
 CPU seconds of the process (the threads' together), best of ``--repeat``, the
 two ways taken in turn; threads, so that the switch holds in every worker.
@@ -54,7 +61,7 @@ def _simulate(game, P, field, deals, workers, seed):
                             progress=False)
 
 
-def _fit(game, P, deals, workers, seed):
+def _fit(game, P, deals, workers, seed, field="solved"):
     from simcore.api import _registry
     from simcore.exploit import fit_seat, resolve_abstractions
     from simcore.variants import get_variant
@@ -62,16 +69,30 @@ def _fit(game, P, deals, workers, seed):
     def run():
         v = get_variant(game)
         name, abst = resolve_abstractions(v, P, "coarse")
-        lineup = _registry().lineup(v, P, "solved", "solved")
+        lineup = _registry().lineup(v, P, "solved", "solved") if field == "solved" else [_solve_field(v, P)] * P
         fit_seat(v, P, lineup, 0, abst, name, deals=deals, seed=seed, passes=1,
                  run={"workers": workers, "executor": "threads"}, top=0)
 
     return run
 
 
-WAYS = {"shared": (True, True, True), "own": (False, True, True), "dense": (True, False, True),
-        "whole": (True, True, False)}  # (SHARE, SKIP_EMPTY, BY_ROWS)
+def _solve_field(v, P) -> dict:
+    """The seat a solve's iteration plays when it starts from the shipped table of ``v`` at ``P``:
+    each decision's arrays as the average (``MixedTable``) on the table's own fallback."""
+    from simcore.solve import MixedTable
+    from strategies import resolve
+    from strategies.solved import shipped_tables
+
+    tf = next(t for t in shipped_tables(v.name) if t.header["n_players"] == P)
+    return {d: (f"fp-average[{d}]", MixedTable(tf.abstraction_for(v, d, P), tf.arrays[d],
+                                                resolve(v, d, tf.fallback_spec(d)), start=tf.starts.get(d)))
+            for d in tf.arrays}
+
+
+WAYS = {"shared": (True, True, True, True), "own": (False, True, True, True), "dense": (True, False, True, True),
+        "whole": (True, True, False, True), "apart": (True, True, True, False)}  # (SHARE, SKIP_EMPTY, BY_ROWS, JOINT)
 FIT_ONLY = {"whole"}  # a switch of the fit alone: simulate is not timed that way
+SOLVE_WAYS = ("own", "apart", "shared")  # the solve's field: what sharing saves there, and joint answers
 
 
 def _way(name):
@@ -80,26 +101,38 @@ def _way(name):
     import simcore.abstraction as abstraction
     from simcore.abstraction import _common
 
-    _common.SHARE, abstraction.SKIP_EMPTY, importlib.import_module("simcore.exploit").BY_ROWS = WAYS[name]
+    (_common.SHARE, abstraction.SKIP_EMPTY, importlib.import_module("simcore.exploit").BY_ROWS,
+     _common.JOINT) = WAYS[name]
+
+
+def _timed(what: str, way: str) -> bool:
+    """Whether run ``what`` is timed ``way``."""
+    if what == "solve fit":
+        return way in SOLVE_WAYS
+    if way == "apart":  # a switch that matters where a table orders every row: the solve's field
+        return False
+    return not (what == "simulate" and way in FIT_ONLY)
 
 
 def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
     """CPU seconds (best of ``repeat``) of each run, each way (:data:`WAYS`), and the built-in
     field's simulate."""
     runs = {"simulate": lambda s: _simulate(game, P, "solved", sim_deals, workers, s),
-            "fit": lambda s: _fit(game, P, fit_deals, workers, s)}
+            "fit": lambda s: _fit(game, P, fit_deals, workers, s),
+            "solve fit": lambda s: _fit(game, P, fit_deals, workers, s, field="solve")}
     best = {}
     try:
         for way in WAYS:  # compile and warm every way
             _way(way)
-            if way not in FIT_ONLY:
-                _simulate(game, P, "solved", 4096, workers, 99)()
-            _fit(game, P, 4096, workers, 99)()
+            for what in runs:
+                if _timed(what, way):
+                    (_simulate(game, P, "solved", 4096, workers, 99) if what == "simulate" else
+                     _fit(game, P, 4096, workers, 99, field="solve" if what == "solve fit" else "solved"))()
         _simulate(game, P, None, 4096, workers, 99)()
         for r in range(repeat):
             for what, make in runs.items():
                 for way in WAYS:
-                    if what == "simulate" and way in FIT_ONLY:
+                    if not _timed(what, way):
                         continue
                     _way(way)
                     t = _cpu(make(r))
@@ -122,10 +155,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print(f"a field of solved: CPU-seconds with each asker's own answers (own), with answers shared (shared), "
           f"and shared but reading every bucket (dense); the fit also asking every row of a replay (whole); "
+          f"the fit to a solve's average table (solve fit); "
           f"{args.workers} threads, best of {args.repeat}; "
           f"simulate {args.sim_deals:,} deals, seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
     print(f"{'game':<12} {'simulate own':>13} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'built-in':>9} "
-          f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'whole':>7} {'x whole':>8}")
+          f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'whole':>7} {'x whole':>8} "
+          f"{'solve fit own':>14} {'apart':>7} {'shared':>7} {'x own':>6} {'x apart':>8}")
     for game, P in _parse(args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
         cols = []
@@ -133,12 +168,15 @@ def main(argv=None):
             o, d, s = b[(what, "own")], b[(what, "dense")], b[(what, "shared")]
             cols.append(f"{o:>{width}.1f}s {d:>6.1f}s {s:>6.1f}s {o / s:>6.2f} {d / s:>8.2f}")
         w = b[("fit", "whole")]
+        so, sa, ss = b[("solve fit", "own")], b[("solve fit", "apart")], b[("solve fit", "shared")]
         print(f"{game + ':' + str(P):<12} {cols[0]} {b[('builtin', 'shared')]:>8.1f}s {cols[1]} {w:>6.1f}s "
-              f"{w / b[('fit', 'shared')]:>8.2f}", flush=True)
+              f"{w / b[('fit', 'shared')]:>8.2f} {so:>13.1f}s {sa:>6.1f}s {ss:>6.1f}s {so / ss:>6.2f} "
+              f"{sa / ss:>8.2f}", flush=True)
     print("x own: own / shared (how many times less CPU the shared answers take); x dense: dense / shared (what "
           "skipping the buckets without an entry saves); x whole: whole / shared (what asking a field seat only "
           "about the rows the deviator's action changed saves); built-in: simulate of the game's default field, "
-          "for scale")
+          "for scale; solve fit: the fit to a solve's average table started from the shipped one, x apart: what "
+          "answering policies together (joint_answers: Russian's best-gain and conceal) saves there")
 
 
 if __name__ == "__main__":

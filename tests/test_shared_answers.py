@@ -356,7 +356,8 @@ def test_a_solves_table_over_russian_buckets_scores_a_row_once(russian_seen, mon
     monkeypatch.setattr(russian, "_decide", counted)
     shared = table(obs, np.random.default_rng(0))
     assert calls == [len(b)]  # the buckets' order and the fallback: one pass over every row
-    calls.clear()
-    monkeypatch.setattr(common, "SHARE", False)
-    assert np.array_equal(table(obs, np.random.default_rng(0)), shared)
-    assert len(calls) == 2
+    for switch in ("JOINT", "SHARE"):  # each policy computed alone (the benchmark's peer), no sharing at all
+        calls.clear()
+        monkeypatch.setattr(common, switch, False)
+        assert np.array_equal(table(obs, np.random.default_rng(0)), shared)
+        assert len(calls) == 2

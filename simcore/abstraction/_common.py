@@ -352,6 +352,7 @@ def builtin_choice(game: str, decision: str, spec: str, obs: dict) -> np.ndarray
 
 ANSWERS = "_answers"  # the observation key of the shared answers (only within one call chain)
 SHARE = True  # False: every asker computes its own answer (the benchmark's peer; the tests' check)
+JOINT = True  # False: a policy's joint_answers go unused, each policy computed alone (the benchmark's peer)
 
 
 def take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -439,7 +440,7 @@ def shared_answer(obs: dict, fn, compute) -> np.ndarray:
     key = ("policy", fn)  # the function itself: equal only to itself, and held while kept
     out = recall(obs, key)
     if out is None:
-        joint = getattr(fn, "joint_answers", None)
+        joint = getattr(fn, "joint_answers", None) if JOINT else None
         if joint is None:
             out = np.asarray(compute(), dtype=np.int64)
             remember(obs, key, out)
