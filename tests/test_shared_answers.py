@@ -26,6 +26,20 @@ def _no_sharing(monkeypatch):
     monkeypatch.setattr(common, "SHARE", False)
 
 
+def _counted(monkeypatch, module, name, arg=None) -> list:
+    """Put a wrapper in place of ``module.name`` that records each call (the length of positional
+    argument ``arg``, or 1); the list of records."""
+    calls = []
+    real = getattr(module, name)
+
+    def counted(*a):
+        calls.append(1 if arg is None else len(a[arg]))
+        return real(*a)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def _play(decision, obs, seed=3):
     fn = resolve("estonian", decision, CHAIN)[1]
     return fn(obs, np.random.default_rng(seed))
@@ -40,14 +54,7 @@ def test_the_chain_plays_the_same_with_and_without_shared_answers(seen, decision
 
 
 def test_the_chain_asks_its_built_in_once(seen, monkeypatch):
-    calls = []
-    real = estonian._pick_thoughtful
-
-    def counted(*a):
-        calls.append(len(a[1]))
-        return real(*a)
-
-    monkeypatch.setattr(estonian, "_pick_thoughtful", counted)
+    calls = _counted(monkeypatch, estonian, "_pick_thoughtful", 1)
     obs = seen["pass"][0]
     _play("pass", obs)
     assert len(calls) == 1  # every table's buckets and the fallback: one answer
@@ -111,14 +118,7 @@ def test_slovaks_chain_asks_thoughtful_once(monkeypatch):
     import strategies.slovak as slovak
 
     obs = collect("slovak", 6, n=2000, seed=7, policy="random")["exchange2"][0]
-    calls = []
-    real = slovak._decide
-
-    def counted(*a):
-        calls.append(1)
-        return real(*a)
-
-    monkeypatch.setattr(slovak, "_decide", counted)
+    calls = _counted(monkeypatch, slovak, "_decide")
     resolve("slovak", "exchange2", "solved")[1](obs, np.random.default_rng(0))
     assert len(calls) == 1  # two coarse tables' buckets and the fallback (the fine buckets need none): one answer
     calls.clear()
@@ -346,14 +346,7 @@ def test_a_solves_table_over_russian_buckets_scores_a_row_once(russian_seen, mon
     b = abst.buckets(obs)
     probs[b[::2], 1] = 1.0  # half the rows hold an entry: canonical action 1
     table = MixedTable(abst, probs, resolve(v, "place", "best-gain"))
-    calls = []
-    real = russian._decide
-
-    def counted(*a):
-        calls.append(len(a[0]))
-        return real(*a)
-
-    monkeypatch.setattr(russian, "_decide", counted)
+    calls = _counted(monkeypatch, russian, "_decide", 0)
     shared = table(obs, np.random.default_rng(0))
     assert calls == [len(b)]  # the buckets' order and the fallback: one pass over every row
     for switch in ("JOINT", "SHARE"):  # each policy computed alone (the benchmark's peer), no sharing at all
