@@ -445,11 +445,10 @@ def shared_answer(obs: dict, fn, compute) -> np.ndarray:
             out = np.asarray(compute(), dtype=np.int64)
             remember(obs, key, out)
         else:
-            for other, answer in joint(without_answers(obs)).items():
-                answer = np.asarray(answer, dtype=np.int64)
+            answers = {f: np.asarray(a, dtype=np.int64) for f, a in joint(without_answers(obs)).items()}
+            for other, answer in answers.items():
                 remember(obs, ("policy", other), answer)
-                if other is fn:
-                    out = answer
+            out = answers[fn]  # its own is among them (a KeyError, not a silent None, where it is not)
     return out
 
 
