@@ -120,28 +120,36 @@ def place_legal(placed: np.ndarray, seat: int) -> np.ndarray:
     return legal
 
 
+@njit(cache=True, nogil=True, inline="always")
+def cards_in_sight(flop, up, placed, own_down, card, i):
+    """The 52-bit set (int64) of the cards the deciding seat sees in row ``i`` of a ``place``
+    observation: the flop, every face-up card, its own face-down cards (``own_down``, -1 where a
+    hand has none) and the card to place. The seat view's first word, and what the built-ins
+    count the unseen cards from."""
+    P = up.shape[1]
+    m = np.int64(1) << card[i]
+    for h in range(N_HANDS):
+        m |= np.int64(1) << flop[i, h]
+        for q in range(P):
+            for j in range(min(placed[i, q, h], PLACED_MAX - 1)):
+                m |= np.int64(1) << up[i, q, h, j]
+        if own_down[i, h] >= 0:
+            m |= np.int64(1) << own_down[i, h]
+    return m
+
+
 @njit(cache=True, nogil=True)
 def _seat_view_kernel(flop, up, placed, own_down, card, seat, key):
-    """:func:`seat_view`'s key, one row at a time: ``key[i, 0]`` the 52-bit set of the cards
-    ``seat`` sees in row ``i`` (the flop, every face-up card, its own face-down cards and the
-    card to place), then its own face-up cards by hand and slot, its hands' counts, its
-    face-down cards and the card."""
-    n, P = up.shape[0], up.shape[1]
-    for i in range(n):
-        m = np.int64(0)
+    """:func:`seat_view`'s key, one row at a time: ``key[i, 0]`` the cards ``seat`` sees in row
+    ``i`` (:func:`cards_in_sight`), then its own face-up cards by hand and slot, its hands'
+    counts, its face-down cards and the card."""
+    for i in range(up.shape[0]):
+        key[i, 0] = cards_in_sight(flop, up, placed, own_down, card, i)
         for h in range(N_HANDS):
-            m |= np.int64(1) << flop[i, h]
-            for q in range(P):
-                for j in range(min(placed[i, q, h], PLACED_MAX - 1)):
-                    m |= np.int64(1) << up[i, q, h, j]
-            if own_down[i, h] >= 0:
-                m |= np.int64(1) << own_down[i, h]
             for j in range(PLACED_MAX - 1):
                 key[i, 1 + (PLACED_MAX - 1) * h + j] = up[i, seat, h, j]
             key[i, 10 + h] = placed[i, seat, h]
             key[i, 13 + h] = own_down[i, h]
-        m |= np.int64(1) << card[i]
-        key[i, 0] = m
         key[i, 16] = card[i]
 
 
