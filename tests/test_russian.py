@@ -573,3 +573,32 @@ def test_straight_windows_are_the_windows_that_hold_every_rank():
             if set(ranks) <= window:
                 expected |= 1 << w
         assert STRAIGHT_WINDOWS[mask] == expected, ranks
+
+
+def test_the_cards_in_sight_and_the_unseen_counts_on_a_hand_built_deal():
+    """Seat 0 of 2 sees the flop, every face-up card, its own face-down card and the card to
+    place; never the other seat's face-down card. The built-ins count the unseen cards from it."""
+    from strategies.russian import _unseen
+
+    def ints(text):
+        return [int(c) for c in parse_cards(text)]
+
+    up = np.full((1, 2, 3, 3), -1, np.int8)
+    up[0, 0, 0] = ints("3h 8h 9h")  # seat 0's hand 1: three face up, and its face-down 4th (Th)
+    up[0, 1, 1, :2] = ints("4s 5s")
+    up[0, 1, 2] = ints("6c 6d 6h")  # seat 1's hand 3 holds four: its face-down 4th is not in sight
+    placed = np.array([[[4, 0, 0], [0, 2, 4]]], np.int8)
+    own_down = np.array([[int(parse_cards("Th")[0]), -1, -1]], np.int8)
+    flop = np.array([ints("As Kd 2c")], np.int8)
+    card = np.array(ints("7d"), np.int8)
+    seen = ints("As Kd 2c 3h 8h 9h Th 4s 5s 6c 6d 6h 7d")
+    want = sum(1 << c for c in seen)
+    assert R.cards_in_sight(flop, up, placed, own_down, card, 0) == want
+    obs = {"flop": flop, "up": up, "placed": placed, "own_down": own_down, "card": card, "seat": 0}
+    assert R.seat_view(obs)[0, 0] == want
+    ru, su = np.zeros(13, np.int64), np.zeros(4, np.int64)
+    assert _unseen(flop, up, placed, own_down, card, 0, ru, su) == 52 - len(seen)
+    for r in range(13):
+        assert ru[r] == 4 - sum(c >> 2 == r for c in seen), r
+    for s in range(4):
+        assert su[s] == 13 - sum(c & 3 == s for c in seen), s
