@@ -66,7 +66,7 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
     r = solve(game, P, iterations=args.iterations, target=args.target, abstraction=args.abstraction,
               deals_per_iteration=args.deals, eval_deals=args.eval_deals, seed=args.seed, passes=1, init=args.init,
               confidence=args.confidence, validate=args.validate, method=args.method,
-              measure_every=args.measure_every, start_weight=args.start_weight, keep=args.keep,
+              measure_every=args.measure_every, start_weight=args.start_weight, keep=args.keep, fit=args.fit,
               executor=args.executor, workers=args.workers, checkpoint=f"{stem}.ckpt",
               resume=f"{stem}.ckpt" if args.resume and os.path.exists(f"{stem}.ckpt") else None,
               out=f"{stem}.npz", callback=cb)
@@ -80,6 +80,7 @@ def run_solve(game, P, args, out_dir: Path) -> dict:
             "confidence": args.confidence, "validate": args.validate, "method": args.method,
             "measure_every": args.measure_every, "start_weight": args.start_weight,
             **({"keep": args.keep} if args.keep != "measured" else {}),
+            **({"fit": args.fit} if args.fit != "backward" else {}),
             "workers": args.workers, "executor": args.executor, "log": log,
             "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "table": f"{stem}.npz"}
 
@@ -188,6 +189,8 @@ def main(argv=None) -> int:
                     help="fp: terms the start counts for in a row's average (0: a first departure takes the row)")
     ap.add_argument("--keep", choices=("measured", "newest"), default="measured",
                     help="fp: the table a finished run keeps (newest: every BR in, unmeasured)")
+    ap.add_argument("--fit", choices=("backward", "one-play"), default="backward",
+                    help="fp: how each BR is fitted (one-play: every stage from one play of each deal)")
     ap.add_argument("--validate", action="store_true",
                     help="each BR keeps only the departures that held-out fitting blocks confirm")
     ap.add_argument("--deals", type=int, default=1 << 18, help="fitting deals a stage per iteration")

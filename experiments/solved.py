@@ -887,7 +887,7 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
                      options=entry["options"] or None, init=init, passes=1, confidence=s["confidence"],
                      validate=bool(s.get("validate")), method=s.get("method") or "fp",
                      measure_every=s.get("measure_every"), start_weight=s.get("start_weight", 1),
-                     keep=s.get("keep", "measured"),
+                     keep=s.get("keep", "measured"), fit=s.get("fit", "backward"),
                      executor=executor, workers=workers, out=out)
 
     later = record.get("refine") or []  # later solves over finer buckets, each from the previous table

@@ -180,9 +180,9 @@ def _rebuild_mixed(source, packed, fallback_label):
 
 SETTINGS = ("game", "options", "n_players", "abstraction", "buckets", "seed", "init", "deals", "eval_deals",
             "passes", "min_visits", "confidence", "block_size", "validate", "method", "measure_every",
-            "start_weight")
+            "start_weight", "fit")
 CFR_ARRAYS = ("regret", "sum", "sum_start")
-SETTING_DEFAULTS = {"method": "fp", "start_weight": 1}
+SETTING_DEFAULTS = {"method": "fp", "start_weight": 1, "fit": "backward"}
 METHODS = ("fp", "cfr")
 KEEPS = ("measured", "newest")  # the table a finished fictitious-play run keeps
 ALGORITHMS = {"fp": "fictitious play", "cfr": "sampled CFR+ (linear averaging)"}
@@ -229,6 +229,7 @@ class SolveResult:
     method: str = "fp"
     validate: bool = False
     start_weight: int = 1
+    fit: str = "backward"  # fp: how each BR was fitted (simcore.exploit's fit)
 
     LABEL = "lower bound on exploitability (one seat's best-response gain)"
 
@@ -456,7 +457,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
           block_size: int = 1 << 14, executor=None, workers=None, scheduler=None, checkpoint=None, resume=None,
           out=None, chart=None, log_json=None, progress=False, callback=None, validate: bool = False,
           method: str = "fp", measure_every: int | None = None, start_weight: int = 1,
-          keep: str = "measured") -> SolveResult:
+          keep: str = "measured", fit: str = "backward") -> SolveResult:
     """Fictitious play: iterate best responses into a mixed table every seat plays (module docstring).
 
     Parameters
@@ -479,6 +480,12 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     start_weight : fp: the terms the starting policy counts for in each row's average (default 1:
         a row's first departure takes half the row; 0: the average of the BRs alone, so the first
         departure takes all of it, for a stage that starts from a solved table).
+    fit : fp: how each iteration's BR is fitted (:func:`simcore.exploit.exploit`'s ``fit``):
+        "backward" (the default), or "one-play", every stage from one play of each deal with the
+        field's own later play, a one-step improvement of the average: about 2x cheaper on
+        Russian's 12 rounds. Its fixed points are the backward fit's (no stage of the average can
+        be improved on its own, so no seat can improve it); each iteration's logged gain is then the
+        one-step improvement's, a weaker lower bound.
     keep : fp: the table a finished run keeps: "measured" (default), the one its last iteration
         measured, so its gain is its own and N iterations keep N - 1 BRs; "newest", the average
         with every BR in, unmeasured (a 1-iteration stage that takes one BR whole keeps it, with no
@@ -493,7 +500,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     callback : called with each iteration's log entry (after it is checkpointed).
     """
     from .api import _registry, _variant
-    from .exploit import DEFAULT_MIN_VISITS, resolve_abstractions
+    from .exploit import DEFAULT_MIN_VISITS, check_fit, resolve_abstractions
 
     t_start = time.perf_counter()
     iterations = check_whole(iterations, 1, "iterations must be a positive integer")
@@ -524,6 +531,11 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         raise ValueError(f"keep must be one of {', '.join(KEEPS)}, got {keep!r}")
     if keep != "measured" and method != "fp":
         raise ValueError(f"keep is fictitious play's (method 'fp'); method {method!r} keeps its measured table")
+    fit = check_fit(fit)
+    if fit != "backward" and method != "fp":
+        raise ValueError(f"fit is fictitious play's (method 'fp'); method {method!r} got fit {fit!r}")
+    if fit != "backward" and passes != 1:
+        raise ValueError(f"fit 'one-play' plays the field at the deviator's other stages: passes must be 1, got {passes}")
     if start_weight != 1 and method != "fp":
         raise ValueError(f"start_weight is fictitious play's (method 'fp'); method {method!r} got {start_weight}")
     v = _variant(game, options)
@@ -555,6 +567,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     settings["method"] = method
     if start_weight != 1:  # only when set: checkpoints made before the option resume as they did
         settings["start_weight"] = start_weight
+    if fit != "backward":  # only when set: checkpoints made before the option resume as they did
+        settings["fit"] = fit
     if method == "cfr":
         measure_every = P if measure_every is None else measure_every
         settings["measure_every"] = measure_every
@@ -584,7 +598,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             t = state.iteration
             K = t % P
             t0 = time.perf_counter()
-            step = _cfr_iteration if method == "cfr" else partial(_fp_iteration, start_weight=start_weight)
+            step = _cfr_iteration if method == "cfr" else partial(_fp_iteration, start_weight=start_weight, fit=fit)
             nxt, entry, was = step(v, P, state, t, K, absts, abstraction, by_name, init_seat, source, deals,
                                    eval_deals, seed, block_size, run, progress,
                                    measure=method == "fp" or (t + 1) % measure_every == 0 or t + 1 == iterations,
@@ -607,7 +621,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
                          list(state.log), tables, stopped, target, table_measured=kept_measured,
                          starts={d: x for d, x in (starts or {}).items() if x.any()}, method=method,
-                         validate=bool(validate), start_weight=start_weight)
+                         validate=bool(validate), start_weight=start_weight, fit=fit)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))
@@ -621,7 +635,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
 
 def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, init_seat, source, deals, eval_deals,
                   seed, block_size, run, progress, *, measure, min_visits, passes, confidence, validate,
-                  start_weight):
+                  start_weight, fit="backward"):
     """One iteration of fictitious play for seat ``K`` (every iteration is measured: the BR it mixes
     in is the one it measures); returns (the next state, the log entry, (average, start shares)
     measured). The update works on copies: the next state holds the updated average (what the
@@ -635,7 +649,7 @@ def _fp_iteration(v, P, state: SolveState, t, K, absts, abstraction, by_name, in
     r = exploit(v, P, field, seat=K, deals=deals, eval_deals=eval_deals, abstraction=abstraction,
                 seed=iteration_seed(seed, t), min_visits=min_visits, confidence=confidence,
                 passes=passes, rollout=0, block_size=block_size, progress=progress, keep_stats="counts",
-                validate=validate, top=0, **run)
+                validate=validate, top=0, fit=fit, **run)
     entry = _measured(r.seats[0], t, K, eval_deals)
     avg = {d: a.copy() for d, a in state.avg.items()}
     weight = {d: w.copy() for d, w in state.weight.items()}
@@ -763,7 +777,8 @@ def table_meta(result: SolveResult) -> dict:
             "measured": ({k: last[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high", "eval_deals")}
                          if last and result.table_measured else None),
             **({"validate": True} if result.validate else {}),
-            **({"start_weight": result.start_weight} if result.start_weight != 1 else {})}
+            **({"start_weight": result.start_weight} if result.start_weight != 1 else {}),
+            **({"fit": result.fit} if result.fit != "backward" else {})}
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
