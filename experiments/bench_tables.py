@@ -28,7 +28,10 @@ rows whose seat view the deviator's action changed (Russian's alone declares a s
   where a table file orders only the rows with an entry: Russian's ``conceal`` (the order) and
   ``best-gain`` (the fallback) were both asked of every row until the twenty-sixth session's
   ``joint_answers``: ``apart`` shares answers but computes each policy alone
-  (``simcore.abstraction._common.JOINT`` False), as before.
+  (``simcore.abstraction._common.JOINT`` False), as before;
+- ``one-play``: that solve fit with ``fit="one-play"`` (the twenty-seventh session's: every stage
+  from one play of each deal, against the field's own later play), beside the backward fit
+  (``shared``), answers shared.
 
 CPU seconds of the process (the threads' together), best of ``--repeat``, the
 two ways taken in turn; threads, so that the switch holds in every worker.
@@ -61,7 +64,7 @@ def _simulate(game, P, field, deals, workers, seed):
                             progress=False)
 
 
-def _fit(game, P, deals, workers, seed, field="solved"):
+def _fit(game, P, deals, workers, seed, field="solved", fit="backward"):
     from simcore.api import _registry
     from simcore.exploit import fit_seat, resolve_abstractions
     from simcore.variants import get_variant
@@ -71,7 +74,7 @@ def _fit(game, P, deals, workers, seed, field="solved"):
         name, abst = resolve_abstractions(v, P, "coarse")
         lineup = _registry().lineup(v, P, "solved", "solved") if field == "solved" else [_solve_field(v, P)] * P
         fit_seat(v, P, lineup, 0, abst, name, deals=deals, seed=seed, passes=1,
-                 run={"workers": workers, "executor": "threads"}, top=0)
+                 run={"workers": workers, "executor": "threads"}, top=0, fit=fit)
 
     return run
 
@@ -109,6 +112,8 @@ def _timed(what: str, way: str) -> bool:
     """Whether run ``what`` is timed ``way``."""
     if what == "solve fit":
         return way in SOLVE_WAYS
+    if what == "one-play":  # a way to fit, not a switch: timed with everything on
+        return way == "shared"
     if way == "apart":  # a switch that matters where a table orders every row: the solve's field
         return False
     return not (what == "simulate" and way in FIT_ONLY)
@@ -117,17 +122,19 @@ def _timed(what: str, way: str) -> bool:
 def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
     """CPU seconds (best of ``repeat``) of each run, each way (:data:`WAYS`), and the built-in
     field's simulate."""
-    runs = {"simulate": lambda s: _simulate(game, P, "solved", sim_deals, workers, s),
-            "fit": lambda s: _fit(game, P, fit_deals, workers, s),
-            "solve fit": lambda s: _fit(game, P, fit_deals, workers, s, field="solve")}
+    made = {"simulate": lambda n, s: _simulate(game, P, "solved", n, workers, s),
+            "fit": lambda n, s: _fit(game, P, n, workers, s),
+            "solve fit": lambda n, s: _fit(game, P, n, workers, s, field="solve"),
+            "one-play": lambda n, s: _fit(game, P, n, workers, s, field="solve", fit="one-play")}
+    runs = {what: (lambda s, m=m, n=sim_deals if what == "simulate" else fit_deals: m(n, s))
+            for what, m in made.items()}
     best = {}
     try:
         for way in WAYS:  # compile and warm every way
             _way(way)
             for what in runs:
                 if _timed(what, way):
-                    (_simulate(game, P, "solved", 4096, workers, 99) if what == "simulate" else
-                     _fit(game, P, 4096, workers, 99, field="solve" if what == "solve fit" else "solved"))()
+                    made[what](4096, 99)()
         _simulate(game, P, None, 4096, workers, 99)()
         for r in range(repeat):
             for what, make in runs.items():
@@ -155,12 +162,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print(f"a field of solved: CPU-seconds with each asker's own answers (own), with answers shared (shared), "
           f"and shared but reading every bucket (dense); the fit also asking every row of a replay (whole); "
-          f"the fit to a solve's average table (solve fit); "
+          f"the fit to a solve's average table (solve fit), and fitted one-play (one-play); "
           f"{args.workers} threads, best of {args.repeat}; "
           f"simulate {args.sim_deals:,} deals, seat 0's coarse BR {args.fit_deals:,} fitting deals a stage")
     print(f"{'game':<12} {'simulate own':>13} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'built-in':>9} "
           f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'whole':>7} {'x whole':>8} "
-          f"{'solve fit own':>14} {'apart':>7} {'shared':>7} {'x own':>6} {'x apart':>8}")
+          f"{'solve fit own':>14} {'apart':>7} {'shared':>7} {'x own':>6} {'x apart':>8} {'one-play':>9} "
+          f"{'x one-play':>11}")
     for game, P in _parse(args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
         cols = []
@@ -169,14 +177,16 @@ def main(argv=None):
             cols.append(f"{o:>{width}.1f}s {d:>6.1f}s {s:>6.1f}s {o / s:>6.2f} {d / s:>8.2f}")
         w = b[("fit", "whole")]
         so, sa, ss = b[("solve fit", "own")], b[("solve fit", "apart")], b[("solve fit", "shared")]
+        op = b[("one-play", "shared")]
         print(f"{game + ':' + str(P):<12} {cols[0]} {b[('builtin', 'shared')]:>8.1f}s {cols[1]} {w:>6.1f}s "
               f"{w / b[('fit', 'shared')]:>8.2f} {so:>13.1f}s {sa:>6.1f}s {ss:>6.1f}s {so / ss:>6.2f} "
-              f"{sa / ss:>8.2f}", flush=True)
+              f"{sa / ss:>8.2f} {op:>8.1f}s {ss / op:>11.2f}", flush=True)
     print("x own: own / shared (how many times less CPU the shared answers take); x dense: dense / shared (what "
           "skipping the buckets without an entry saves); x whole: whole / shared (what asking a field seat only "
           "about the rows the deviator's action changed saves); built-in: simulate of the game's default field, "
           "for scale; solve fit: the fit to a solve's average table started from the shipped one, x apart: what "
-          "answering policies together (joint_answers: Russian's best-gain and conceal) saves there")
+          "answering policies together (joint_answers: Russian's best-gain and conceal) saves there; x one-play: "
+          "solve fit shared / one-play (what fitting every stage from one play of each deal saves)")
 
 
 if __name__ == "__main__":
