@@ -177,6 +177,8 @@ def ship(game, P, table: str, measured: dict, deviations=None, builtin=None, rec
 
 
 def main(argv=None) -> int:
+    from simcore.exploit import FITS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", nargs="+", default=["estonian:6"], help="GAME:P (default estonian:6)")
     ap.add_argument("--iterations", type=int, default=16)
@@ -189,7 +191,7 @@ def main(argv=None) -> int:
                     help="fp: terms the start counts for in a row's average (0: a first departure takes the row)")
     ap.add_argument("--keep", choices=("measured", "newest"), default="measured",
                     help="fp: the table a finished run keeps (newest: every BR in, unmeasured)")
-    ap.add_argument("--fit", choices=("backward", "one-play"), default="backward",
+    ap.add_argument("--fit", choices=FITS, default="backward",
                     help="fp: how each BR is fitted (one-play: every stage from one play of each deal)")
     ap.add_argument("--validate", action="store_true",
                     help="each BR keeps only the departures that held-out fitting blocks confirm")

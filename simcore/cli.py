@@ -110,7 +110,7 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
 
 def _add_exploit_options(p: argparse.ArgumentParser) -> None:
     from simcore.exploit import DEFAULT_DEALS, DEFAULT_EVAL_DEALS, DEFAULT_MIN_VISITS, DEFAULT_ROLLOUT_DEALS, \
-        DEFAULT_ROLLOUT_K
+        DEFAULT_ROLLOUT_K, FITS
     from simcore.variants import variant_classes
 
     p.add_argument("variant", help=", ".join(variant_classes()))
@@ -138,7 +138,7 @@ def _add_exploit_options(p: argparse.ArgumentParser) -> None:
                         "--min-visits tries)")
     p.add_argument("--validate", action="store_true",
                    help="hold out every other fitting block and keep only the departures it confirms")
-    p.add_argument("--fit", choices=("backward", "one-play"), default="backward",
+    p.add_argument("--fit", choices=FITS, default="backward",
                    help="backward (default): the decisions fitted last to first, the later ones playing the BR; "
                         "one-play: every decision from one play of each deal, the later ones playing the field "
                         "(cheaper, and a weaker bound: a one-step improvement of the field)")
@@ -174,6 +174,7 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
 
 
 def _add_solve_options(p: argparse.ArgumentParser) -> None:
+    from simcore.exploit import FITS
     from simcore.solve import DEFAULT_DEALS, DEFAULT_EVAL_DEALS, DEFAULT_ITERATIONS
     from simcore.variants import variant_classes
 
@@ -201,7 +202,7 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep", choices=("measured", "newest"), default="measured",
                    help="fp: the table a finished run keeps: measured (default), the one its last iteration "
                         "measured (N iterations keep N - 1 BRs), or newest, every BR in, unmeasured")
-    p.add_argument("--fit", choices=("backward", "one-play"), default="backward",
+    p.add_argument("--fit", choices=FITS, default="backward",
                    help="fp: how each best response is fitted: backward (default), or one-play, every decision "
                         "from one play of each deal with the average's own later play (about 2x cheaper for "
                         "Russian's 12 rounds; the same fixed points)")
