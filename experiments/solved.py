@@ -902,13 +902,14 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
         prev = stage_start(stage["solve"])  # the previous stage's table as this one's init names it
         r = run(stage["solve"], out(k), stage["solve"]["init"].replace(f"table:{prev}", f"table:{_rel(out(k - 1))}"))
     if later:
-        summary = [{"iterations": x["iterations"], "abstraction": x["abstraction"], "method": x.get("method") or "fp"}
+        summary = [{"iterations": x["iterations"], "abstraction": x["abstraction"], "method": x.get("method") or "fp",
+                    **({"fit": x["fit"]} if x.get("fit", "backward") != "backward" else {})}
                    for x in [record["solve"]] + [st["solve"] for st in later[:-1]]]
         s = dict(later[-1]["solve"], stage1=summary[0], **({"earlier_stages": summary} if len(later) > 1 else {}))
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
-                                                                       "seed", "init", "confidence", "stage1",
+                                                                       "seed", "init", "confidence", "fit", "stage1",
                                                                        "earlier_stages")
                                                      if k in s},
             "validate": bool(s.get("validate")), "method": s.get("method") or "fp",
