@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from experiments import solved
 
 
-def test_two_stages_are_re_solved_in_order(tmp_path):
+@pytest.mark.parametrize("fit", ["backward", "one-play"])  # a stage's fit travels in its record too
+def test_two_stages_are_re_solved_in_order(tmp_path, fit):
     from simcore.solve import solve
     from strategies.table import load_table
 
@@ -23,10 +25,11 @@ def test_two_stages_are_re_solved_in_order(tmp_path):
     solve("slovak", 6, iterations=1, abstraction="coarse", deals_per_iteration=2048, eval_deals=2048, seed=4,
           init="thoughtful", confidence=0.95, out=str(made / "one.npz"), **kw)
     init = f"exchange1=table:{made / 'one.npz'},exchange2=table:{made / 'one.npz'}"
-    second = dict(stage, abstraction="exchange1=medium,exchange2=coarse", init=init, seed=5,
-                  init_table=str(made / "one.npz"))
-    solve("slovak", 6, iterations=1, abstraction=second["abstraction"], deals_per_iteration=2048, eval_deals=2048,
-          seed=5, init=init, confidence=0.95, out=str(made / "two.npz"), **kw)
+    # two iterations: the table keeps a BR (one iteration keeps its start)
+    second = dict(stage, iterations=2, abstraction="exchange1=medium,exchange2=coarse", init=init, seed=5,
+                  init_table=str(made / "one.npz"), **({"fit": fit} if fit != "backward" else {}))
+    solve("slovak", 6, iterations=2, abstraction=second["abstraction"], deals_per_iteration=2048, eval_deals=2048,
+          seed=5, init=init, confidence=0.95, out=str(made / "two.npz"), fit=fit, **kw)
     bench = tmp_path / "bench.json"
     bench.write_text(json.dumps({"solve": first, "refine": {"solve": second}}))
     entry = solved.table_entry("slovak", str(made / "two.npz"))
@@ -35,6 +38,7 @@ def test_two_stages_are_re_solved_in_order(tmp_path):
     assert again.abstraction == "exchange1=medium,exchange2=coarse"
     assert str(tmp_path / "again" / "slovak_6_stage1.npz") in again.meta["init"]
     assert r["settings"]["stage1"]["abstraction"] == "coarse"
+    assert r["settings"].get("fit", "backward") == fit and again.meta.get("fit", "backward") == fit
     two = load_table(str(made / "two.npz"))
     for d in two.decisions:  # the same seeds and settings: the same table
         assert np.array_equal(two.arrays[d], again.arrays[d])
