@@ -45,7 +45,6 @@ def exact_one_step(v, abst):
     seat 0's one-step improvement of the field: each stage's action against the field's
     continuation (its own other stages too), by enumeration."""
     chance = enumerated_chance(DECK, 2)
-    n = len(chance)
     vals = v.values(chance, 2)
     lu = test_exploit_exact._field_lineup()
     h, e0 = vals[:, 0, 0], vals[:, 1, 0]
@@ -63,7 +62,6 @@ def exact_one_step(v, abst):
                       / np.maximum(np.bincount(k, minlength=nb), 1) for a in (0, 1)], axis=1)
         tables[d][seen] = np.argmax(q, axis=1)[seen]
         gaps[d][seen] = np.abs(q[seen, 1] - q[seen, 0])
-    assert n == len(chance)
     return tables, gaps
 
 
