@@ -274,7 +274,9 @@ class SolveResult:
         return json_ready({
             "variant": self.variant, "players": self.n_players, "options": dict(self.options),
             "abstraction": self.abstraction, "seed": self.seed, "init": self.init, "unit": self.unit,
-            "label": self.LABEL, "iterations": self.iterations, "stopped": self.stopped,
+            "label": self.LABEL, "method": self.method, "validate": self.validate,
+            **({"start_weight": self.start_weight, "fit": self.fit} if self.method == "fp" else {}),
+            "iterations": self.iterations, "stopped": self.stopped,
             "interrupted": self.interrupted, "target": self.target, "final": self.last,
             "table_measured": self.table_measured,
             **({"brs_in_table": self.brs_in_table} if self.brs_in_table is not None else {}),
@@ -284,7 +286,9 @@ class SolveResult:
     def text(self) -> str:
         cfr = self.method == "cfr"
         lines = [f"{self.variant}, {self.n_players} players, abstraction {self.abstraction}, "
-                 f"{ALGORITHMS['cfr' if cfr else 'fp']} from {self.init}, seed {self.seed}",
+                 f"{ALGORITHMS['cfr' if cfr else 'fp']}"
+                 f"{'' if cfr or self.fit == 'backward' else f' (BRs fitted {self.fit})'} from {self.init}, "
+                 f"seed {self.seed}",
                  f"each {'measured ' if cfr else ''}iteration: a best response of one seat to the average table, "
                  f"its gain per deal in "
                  f"{self.unit} on fresh deals (a lower bound on exploitability; 95% interval), and the share "

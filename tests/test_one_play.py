@@ -222,8 +222,9 @@ def test_the_command_line_takes_the_fit(tmp_path, capsys):
     out = tmp_path / "r3.npz"
     assert main(["solve", "russian", "--players", "3", "--deals", "4096", "--eval-deals", "2048", "--block-size",
                  "2048", "--iterations", "1", "--seed", "1", "--workers", "1", "--executor", "threads",
-                 "--no-progress", "--fit", "one-play", "--out", str(out)]) == 0
-    capsys.readouterr()
+                 "--no-progress", "--fit", "one-play", "--out", str(out), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["method"], d["fit"], d["start_weight"]) == ("fp", "one-play", 1)
     assert load_table(out).meta["fit"] == "one-play"
     assert main(["exploit", "russian", "--players", "3", "--field", "best-gain", "--seat", "0", "--deals", "4096",
                  "--eval-deals", "2048", "--rollout", "0", "--workers", "1", "--executor", "threads",
