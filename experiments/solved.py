@@ -1124,6 +1124,14 @@ def _merge(path: Path, new, done: set, partial: bool):
     return pd.concat([both[(both.game == g) & (both.players == p)] for g, p in order], ignore_index=True)
 
 
+def _merge_resolved(path: Path, new: list, done: set, partial: bool) -> list:
+    """resolved.json's rows as :func:`_merge` merges a CSV's: the ``new`` re-solves, and in a run of
+    some games (``partial``) the earlier rows of the other (game, players), in :func:`_order`."""
+    old = json.loads(path.read_text()) if partial and path.exists() else []
+    rows = [r for r in old if (r["game"], r["players"]) not in done] + list(new)
+    return sorted(rows, key=lambda r: _order(r["game"], r["players"]))
+
+
 def _rel(path) -> str:
     """``path`` relative to the repository when it lies inside it (as committed results name files)."""
     p = Path(path).resolve()
@@ -1240,8 +1248,7 @@ def main(argv=None) -> int:
         top.to_csv(solve_dir / "solved_top.csv", index=False)
     if cfg["resolve"]:
         path = solve_dir / "resolved" / "resolved.json"
-        old = json.loads(path.read_text()) if partial and path.exists() else []
-        resolved = [r for r in old if (r["game"], r["players"]) not in entries]
+        resolved = []
         for (game, P), e in sorted(entries.items(), key=lambda x: _order(*x[0])):
             bench = record_of(e)
             if not bench.exists():
@@ -1253,8 +1260,8 @@ def main(argv=None) -> int:
             resolved.append(r)
             print(f"  {r['wall_s']:.0f} s; identical to the shipped table: {r['identical_to_shipped']}")
             log.done(f"{_key(game, P)} resolve", t0)
+        resolved = _merge_resolved(path, resolved, set(entries), partial)
         if resolved:
-            resolved.sort(key=lambda r: _order(r["game"], r["players"]))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(resolved, indent=2) + "\n")
     if fields:

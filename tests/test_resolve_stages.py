@@ -152,3 +152,18 @@ def test_every_shipped_records_later_stages_name_where_they_started():
         later = record.get("refine") or []
         for stage in [later] if isinstance(later, dict) else later:
             assert solved.stage_start(stage.get("solve", stage)).endswith(".npz"), bench
+
+
+def test_a_partial_run_keeps_the_other_sizes_re_solves(tmp_path):
+    """resolved.json after a run of some games: their new rows replace theirs, the other (game,
+    players) rows stay, in the games' order; a whole run keeps only its own."""
+    path = tmp_path / "resolved.json"
+    path.write_text(json.dumps([{"game": g, "players": p, "v": "old"}
+                                for g, p in [("estonian", 6), ("russian", 4), ("russian", 3)]]))
+    new = [{"game": "russian", "players": 4, "v": "new"}]
+    rows = solved._merge_resolved(path, new, {("russian", 4)}, partial=True)
+    assert [(r["game"], r["players"], r["v"]) for r in rows] == [
+        ("estonian", 6, "old"), ("russian", 4, "new"), ("russian", 3, "old")]
+    assert solved._merge_resolved(path, new, {("russian", 4)}, partial=False) == new
+    # a size this run meant to re-solve but could not (no record) loses its old row, as before
+    assert [r["players"] for r in solved._merge_resolved(path, [], {("russian", 4)}, partial=True)] == [6, 3]

@@ -6,9 +6,8 @@ re-solved whole in the twenty-sixth session), on 2 threads, merged into resolved
 """
 import json
 import os
-from pathlib import Path
 
-from experiments.solved import ROOT, _order, resolve, shipped
+from experiments.solved import ROOT, _merge_resolved, resolve, shipped
 
 if __name__ == "__main__":
     out = ROOT / "results" / "solve" / "resolved"
@@ -17,6 +16,5 @@ if __name__ == "__main__":
     r["loadavg_end"] = os.getloadavg()
     print(json.dumps(r, indent=2))
     path = out / "resolved.json"
-    rows = [x for x in json.loads(path.read_text()) if (x["game"], x["players"]) != ("russian", 4)]
-    rows = sorted(rows + [r], key=lambda x: _order(x["game"], x["players"]))
+    rows = _merge_resolved(path, [r], {("russian", 4)}, partial=True)
     path.write_text(json.dumps(rows, indent=2) + "\n")
