@@ -909,7 +909,8 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
     last = r.log[-1] if r.log else {}
     return {"game": game, "players": P, "settings": {k: s[k] for k in ("iterations", "abstraction",
                                                                        "deals_per_iteration", "eval_deals",
-                                                                       "seed", "init", "confidence", "fit", "stage1",
+                                                                       "seed", "init", "confidence", "fit",
+                                                                       "start_weight", "keep", "stage1",
                                                                        "earlier_stages")
                                                      if k in s},
             "validate": bool(s.get("validate")), "method": s.get("method") or "fp",

@@ -26,10 +26,12 @@ def test_two_stages_are_re_solved_in_order(tmp_path, fit):
           init="thoughtful", confidence=0.95, out=str(made / "one.npz"), **kw)
     init = f"exchange1=table:{made / 'one.npz'},exchange2=table:{made / 'one.npz'}"
     # two iterations: the table keeps a BR (one iteration keeps its start)
+    # the one-play case as Slovak's shipped record has it: every BR whole (start weight 0), the newest kept
+    how = {"fit": fit, "start_weight": 0, "keep": "newest"} if fit != "backward" else {}
     second = dict(stage, iterations=2, abstraction="exchange1=medium,exchange2=coarse", init=init, seed=5,
-                  init_table=str(made / "one.npz"), **({"fit": fit} if fit != "backward" else {}))
+                  init_table=str(made / "one.npz"), **how)
     solve("slovak", 6, iterations=2, abstraction=second["abstraction"], deals_per_iteration=2048, eval_deals=2048,
-          seed=5, init=init, confidence=0.95, out=str(made / "two.npz"), fit=fit, **kw)
+          seed=5, init=init, confidence=0.95, out=str(made / "two.npz"), **dict(how, fit=fit), **kw)
     bench = tmp_path / "bench.json"
     bench.write_text(json.dumps({"solve": first, "refine": {"solve": second}}))
     entry = solved.table_entry("slovak", str(made / "two.npz"))
@@ -39,6 +41,8 @@ def test_two_stages_are_re_solved_in_order(tmp_path, fit):
     assert str(tmp_path / "again" / "slovak_6_stage1.npz") in again.meta["init"]
     assert r["settings"]["stage1"]["abstraction"] == "coarse"
     assert r["settings"].get("fit", "backward") == fit and again.meta.get("fit", "backward") == fit
+    for k in ("start_weight", "keep"):  # what the stage was run with is in the report
+        assert r["settings"].get(k) == how.get(k)
     two = load_table(str(made / "two.npz"))
     for d in two.decisions:  # the same seeds and settings: the same table
         assert np.array_equal(two.arrays[d], again.arrays[d])
