@@ -264,9 +264,14 @@ class SolveResult:
             return (f"the table kept is the start itself: iteration 0 measured it, and its BR's departures "
                     f"are only in the checkpoint's newest average (--keep newest keeps that, unmeasured; so "
                     f"does a resume with --iterations {n}; --iterations {n + 1} measures it)")
-        return (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
+        note = (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
                 f"average, with the last BR, is in the checkpoint (--keep newest keeps it, unmeasured; so does "
                 f"a resume with --iterations {n})")
+        seat = (n - 1) % self.n_players  # the left-out BR's seat: is it the only one of its seat?
+        if k < self.n_players and seat >= k:
+            note += (f". No other BR of this run is seat {seat}'s: where the buckets hold the seat's position "
+                     f"(Slovak, Sviten, Russian), seat {seat}'s rows keep what the run started from")
+        return note
 
     def to_dict(self) -> dict:
         from .engine.results import json_ready

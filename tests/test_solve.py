@@ -208,6 +208,10 @@ def test_a_one_iteration_run_keeps_its_start_and_says_so(duel, tmp_path):
         assert np.array_equal(newest.tables[d], state.avg[d])
     three = solve("duel", 2, iterations=3, **kw)
     assert three.brs_in_table == 2 and "averages 2 of the 3 BRs" in three.text()
+    assert "seat 0's rows" not in three.text()  # seat 0's first BR is in the table
+    # a stage of one BR a seat (Slovak's at 6 players): the measured table leaves out the last seat's only one
+    two = solve("duel", 2, iterations=2, **kw)
+    assert two.brs_in_table == 1 and "No other BR of this run is seat 1's" in two.text()
     # keep="newest": the run itself keeps the average with its BR in, the same table the resume wrote
     kept = solve("duel", 2, iterations=1, keep="newest", **kw)
     assert not kept.table_measured and kept.brs_in_table == 1 and kept.kept_note() is None
