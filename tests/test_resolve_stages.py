@@ -171,3 +171,38 @@ def test_a_partial_run_keeps_the_other_sizes_re_solves(tmp_path):
     assert solved._merge_resolved(path, new, {("russian", 4)}, partial=False) == new
     # a size this run meant to re-solve but could not (no record) loses its old row, as before
     assert [r["players"] for r in solved._merge_resolved(path, [], {("russian", 4)}, partial=True)] == [6, 3]
+
+
+def test_every_shipped_tables_record_names_start_files_that_exist():
+    """The record each shipped table's metadata names (what --full re-solves from, chain records
+    such as results/solve/oneplay_s6_chain.json included): every later stage starts from a
+    committed table file."""
+    from pathlib import Path
+
+    for entry in solved.shipped():
+        record = json.loads(solved.record_of(entry).read_text())
+        assert record["solve"]["iterations"] >= 1, entry["path"]
+        later = record.get("refine") or []
+        for stage in [later] if isinstance(later, dict) else later:
+            start = solved.stage_start(stage.get("solve", stage))
+            assert (Path(solved.ROOT) / start).is_file(), (entry["path"], start)
+
+
+def test_one_shipped_table_is_re_solved_and_merged_alone(tmp_path, monkeypatch):
+    """resolve_shipped: the table's row replaces its own in resolved.json, the others stay; a size
+    with no shipped table is refused by name."""
+    (tmp_path / "resolved.json").write_text(json.dumps([{"game": g, "players": p, "v": "old"}
+                                                        for g, p in [("slovak", 6), ("russian", 4)]]))
+    seen = []
+
+    def fake(entry, out_dir, workers=None, executor=None):
+        seen.append((entry["game"], entry["players"], out_dir, workers, executor))
+        return {"game": entry["game"], "players": entry["players"], "v": "new"}
+
+    monkeypatch.setattr(solved, "resolve", fake)
+    r = solved.resolve_shipped("slovak", 6, workers=2, executor="processes", out_dir=tmp_path)
+    assert r["v"] == "new" and seen == [("slovak", 6, tmp_path, 2, "processes")]
+    rows = json.loads((tmp_path / "resolved.json").read_text())
+    assert [(x["game"], x["players"], x["v"]) for x in rows] == [("slovak", 6, "new"), ("russian", 4, "old")]
+    with pytest.raises(ValueError, match="no shipped slovak table at 5 players"):
+        solved.resolve_shipped("slovak", 5, out_dir=tmp_path)

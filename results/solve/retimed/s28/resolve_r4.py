@@ -5,16 +5,8 @@ re-solved whole in the twenty-sixth session), on 2 threads, merged into resolved
     .venv/bin/python results/solve/retimed/s28/resolve_r4.py
 """
 import json
-import os
 
-from experiments.solved import ROOT, _merge_resolved, resolve, shipped
+from experiments.solved import resolve_shipped
 
-if __name__ == "__main__":
-    out = ROOT / "results" / "solve" / "resolved"
-    entry = next(e for e in shipped(["russian"]) if e["players"] == 4)
-    r = resolve(entry, out, workers=2, executor="threads")
-    r["loadavg_end"] = os.getloadavg()
-    print(json.dumps(r, indent=2))
-    path = out / "resolved.json"
-    rows = _merge_resolved(path, [r], {("russian", 4)}, partial=True)
-    path.write_text(json.dumps(rows, indent=2) + "\n")
+if __name__ == "__main__":  # (written out in full when run; the same steps, now one helper)
+    print(json.dumps(resolve_shipped("russian", 4, workers=2, executor="threads"), indent=2))
