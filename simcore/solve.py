@@ -267,10 +267,9 @@ class SolveResult:
         note = (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
                 f"average, with the last BR, is in the checkpoint (--keep newest keeps it, unmeasured; so does "
                 f"a resume with --iterations {n})")
-        seat = (n - 1) % self.n_players  # the left-out BR's seat: is it the only one of its seat?
-        if k < self.n_players and seat >= k:
-            note += (f". No other BR of this run is seat {seat}'s: where the buckets hold the seat's position "
-                     f"(Slovak, Sviten, Russian), seat {seat}'s rows keep what the run started from")
+        if k < self.n_players:  # the BR left out, iteration k's, is the only one of seat k in the run
+            note += (f". No other BR of this run is seat {k}'s: where the buckets hold the seat's position "
+                     f"(Slovak, Sviten, Russian), seat {k}'s rows keep what the run started from")
         return note
 
     def to_dict(self) -> dict:
