@@ -1136,9 +1136,10 @@ def _merge_resolved(path: Path, new: list, done: set, partial: bool) -> list:
 def resolve_shipped(game: str, players: int, workers=None, executor=None, out_dir: Path | None = None) -> dict:
     """What ``--full`` does for one shipped table alone: re-solve it whole from its record
     (:func:`resolve`) and merge its row into ``resolved.json``, the other tables' rows kept."""
-    entry = next((e for e in shipped([game]) if e["players"] == players), None)
+    tables = shipped([game])
+    entry = next((e for e in tables if e["players"] == players), None)
     if entry is None:
-        sizes_shipped = sorted(e["players"] for e in shipped([game]))
+        sizes_shipped = sorted(e["players"] for e in tables)
         raise ValueError(f"no shipped {game} table at {players} players (shipped: {sizes_shipped or 'none'})")
     out_dir = Path(out_dir) if out_dir is not None else ROOT / "results" / "solve" / "resolved"
     r = resolve(entry, out_dir, workers=workers, executor=executor)
