@@ -41,11 +41,14 @@ def _version() -> str:
     return __version__
 
 
-def _variant_flags(p: argparse.ArgumentParser) -> None:
+def _variant_flags(p: argparse.ArgumentParser, situations: bool = True) -> None:
     """Rule options and situation fields, built from what the variants declare.
 
     A flag belongs to the variants that declare it; giving it with another
-    variant is a clear error (from get_variant or the variant's setup).
+    variant is a clear error (from get_variant or the variant's setup). With
+    ``situations=False`` (commands that play random deals) the situation flags
+    stay out of the help but are still parsed, so that giving one is that
+    clear error rather than argparse's "unrecognized arguments".
     """
     from simcore.variants import variant_classes
 
@@ -65,10 +68,10 @@ def _variant_flags(p: argparse.ArgumentParser) -> None:
             choices = f" ({'|'.join(map(str, o.choices))}; default {o.default})" if o.choices else \
                 f" (default {o.default})"
             g.add_argument(flag, dest=f"opt_{name}", metavar=name.upper(), default=None, help=text + choices)
-    g = p.add_argument_group("situation (by variant)")
+    g = p.add_argument_group("situation (by variant)") if situations else p
     for name, (f, owners) in fields.items():
         g.add_argument("--" + name.replace("_", "-"), dest=f"field_{name}", default=None,
-                       help=f"{'/'.join(owners)}: {f.help}")
+                       help=f"{'/'.join(owners)}: {f.help}" if situations else argparse.SUPPRESS)
 
 
 def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
@@ -170,7 +173,7 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
                        help="seconds between checkpoint saves (default 5)")
     p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _variant_flags(p)
+    _variant_flags(p, situations=False)
 
 
 def _add_solve_options(p: argparse.ArgumentParser) -> None:

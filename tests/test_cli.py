@@ -25,6 +25,21 @@ def test_help_speaks_to_a_newcomer(capsys):
         assert word in text
 
 
+@pytest.mark.parametrize("command", ["exploit", "solve"])
+def test_random_deal_commands_keep_situation_flags_out_of_their_help(capsys, command):
+    """exploit and solve play random deals: their help lists the rule options but no situation
+    flag, and a situation flag given anyway is the error that names it (not "unrecognized")."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    assert "--scoring" in text and "situation" not in text and "--passed" not in text
+    assert main([command, "estonian", "--passed", "7d"]) == 2
+    assert "--passed: " + command + " plays random deals; it takes no situation" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    assert "situation (by variant)" in capsys.readouterr().out  # where a situation means something
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit):
         main(["--version"])
