@@ -579,7 +579,7 @@ def cmd_strategies(args) -> int:
 
 def _print_shipped(v) -> None:
     """The solved tables shipped for ``v`` (the policy ``solved``), with their exploitability."""
-    from strategies.solved import exploitability, shipped_tables
+    from strategies.solved import exploitability_lines, shipped_tables
 
     found = shipped_tables(v.name)
     if not v.decisions:
@@ -590,8 +590,10 @@ def _print_shipped(v) -> None:
     print("  solved tables shipped (policy `solved`):")
     for tf in found:
         opts = f", options {tf.options}" if tf.options else ""
-        print(f"    {tf.n_players} players{opts}, {tf.abstraction} buckets, {'+'.join(tf.decisions)}: "
-              f"{exploitability(tf)}")
+        first, *rest = exploitability_lines(tf)
+        print(f"    {tf.n_players} players{opts}, {tf.abstraction} buckets, {'+'.join(tf.decisions)}: {first}")
+        for line in rest:
+            print("      " + line)
 
 
 def cmd_eval(args) -> int:

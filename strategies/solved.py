@@ -68,29 +68,74 @@ def shipped_tables(game: str | None = None) -> list:
     return [tf for tf in map(_load, paths) if game is None or tf.game == game]
 
 
-def exploitability(tf) -> str:
-    """A table's measured exploitability in words, from its metadata."""
+def exploitability_lines(tf) -> list[str]:
+    """A table's measured exploitability as aligned lines for ``pvsim strategies``: one row per BR
+    that measured it (the solve's own check, then each finer or larger one), the table's gain beside
+    the least exploitable built-in's under the same BR, and the quarter target judged as
+    ``experiments/bench_finer.py`` judges it: the table's strongest BR (its largest gain) against the
+    built-ins' strongest, the table's upper 95% end at most a quarter of the built-in's gain."""
+    import re
+
+    from simcore.engine.stats import interval
+
     m = tf.meta.get("exploitability") or {}
     if m.get("gain") is None:
-        return "exploitability not measured"
+        return ["exploitability not measured"]
+    how = m.get("how", "pvsim exploit")
+    found = re.search(r"(\w+) buckets, ([\d,]+) fitting deals", how)
+    rows = [{"br": f"{found[1]}, {found[2]} fitting deals" if found else "the solve's check",
+             "gain": m["gain"], "ci": (m["ci_low"], m["ci_high"])}]
     b = m.get("best_builtin")
-    # enough decimals that the interval's ends and the built-in's figure read as numbers, not zeros
-    small = max(abs(m["ci_low"]), abs(m["ci_high"])) < 0.001
-    k = 5 if small else 4
-    text = (f"best-response gain {m['gain']:.{k}f} [{m['ci_low']:+.{k}f}, {m['ci_high']:+.{k}f}] a deal "
-            f"({m.get('how', 'pvsim exploit')})")
     if b:
-        text += f"; least exploitable built-in {b['field']}: {b['br_gain']:.{k}f}"
-    for f in m.get("finer") or ():  # the same comparison by a finer BR (experiments/bench_finer.py)
-        text += (f"; {f['abstraction']} BR ({f['deals']:,} fitting deals): {f['gain']:.5f} "
-                 f"[{f['ci_low']:+.5f}, {f['ci_high']:+.5f}], "
-                 f"the built-in's {f['builtin_gain']:.5f} [{f['builtin_ci_low']:+.5f}, {f['builtin_ci_high']:+.5f}]")
+        rows[0].update(builtin=b["field"], builtin_gain=b["br_gain"],
+                       builtin_ci=interval(b["br_gain"], b["br_stderr"]) if b.get("br_stderr") is not None
+                       else None)
+    for f in m.get("finer") or ():  # the same comparison by a finer or larger BR (experiments/bench_finer.py)
+        rows.append({"br": f"{f['abstraction']}, {f['deals']:,} fitting deals", "gain": f["gain"],
+                     "ci": (f["ci_low"], f["ci_high"]), "builtin": f["builtin"], "builtin_gain": f["builtin_gain"],
+                     "builtin_ci": (f["builtin_ci_low"], f["builtin_ci_high"])})
+
+    def fig(x, ci):
+        return f"{x:+.5f}" + (f" [{ci[0]:+.5f}, {ci[1]:+.5f}]" if ci is not None else "")
+
+    def sure(r):  # the built-in's gain is resolved: a ratio to it means something
+        return r.get("builtin_ci") is not None and r["builtin_ci"][0] > 0
+
+    names = {r["builtin"] for r in rows if r.get("builtin")}
+    one = len(names) == 1
+    lines = ["exploitability: seat 0's best-response gain a deal, 95% intervals"
+             + (f", beside the least exploitable built-in ({next(iter(names))}) under the same best response (BR)"
+                if one else ", beside the least exploitable built-in under the same best response (BR)" if names
+                else "")]
+    width = max(len(r["br"]) for r in rows + [{"br": "BR"}])
+    lines.append(f"  {'BR':<{width}}   {'the table':<29}" + (f"   {'the built-in':<29}   ratio" if names else ""))
+    for r in rows:
+        other = ""
+        if r.get("builtin_gain") is not None:
+            who = "" if one else f"{r['builtin']} "
+            other = f"   {who}{fig(r['builtin_gain'], r.get('builtin_ci')):<29}"
+            if sure(r):
+                other += f"   {r['gain'] / r['builtin_gain']:.2f}"
+        lines.append(f"  {r['br']:<{width}}   {fig(r['gain'], r['ci']):<29}{other}".rstrip())
+    strongest = max(rows, key=lambda r: r["gain"])
+    judged = [r for r in rows if r.get("builtin_gain") is not None]
+    if judged:
+        ref = max(judged, key=lambda r: r["builtin_gain"])
+        if sure(ref):
+            ok = strongest["ci"][1] <= ref["builtin_gain"] / 4
+            by = strongest["br"] if ref is strongest else f"{strongest['br']}; the built-in's {ref['br']}"
+            lines.append(f"by each one's strongest BR ({by}): {strongest['gain'] / ref['builtin_gain']:.2f} of "
+                         f"the built-in's gain, upper end {strongest['ci'][1] / ref['builtin_gain']:.2f}: "
+                         + ("at most a quarter, the target met" if ok else "a quarter not shown"))
+        else:
+            lines.append("no BR finds anything sure in the built-in: the quarter target is not resolvable")
+    lines.append(f"(the first row: {how})")
     beaten = m.get("beaten_by")
     if beaten:
-        text += "; BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})" for d in beaten)
+        lines.append("BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})" for d in beaten))
     elif m.get("deviations_checked"):
-        text += f"; no built-in deviation of {m['deviations_checked']} beats it"
-    return text
+        lines.append(f"no built-in deviation of {m['deviations_checked']} beats it")
+    return lines
 
 
 def solve_command(game: str, n_players, options: dict) -> str:
@@ -170,4 +215,4 @@ def make_solved(variant, decision: str):
 register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pvsim strategies GAME` lists them)",
                  make_solved)
 
-__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "solve_command", "TABLES_DIR"]
+__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability_lines", "solve_command", "TABLES_DIR"]

@@ -94,6 +94,46 @@ def test_pvsim_strategies_lists_every_shipped_table_with_its_exploitability(caps
                 assert "best-response gain" in line and "least exploitable built-in" in line, line
 
 
+def _meta(finer, gain=0.00001, ci=(-0.00001, 0.00003), builtin=(0.00025, 0.00004)):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(meta={"exploitability": {
+        "how": "pvsim exploit: seat 0, coarse buckets, 1,048,576 fitting deals a stage, 1 pass, 1,048,576 "
+               "fresh deals, seed 2024", "gain": gain, "ci_low": ci[0], "ci_high": ci[1],
+        "best_builtin": {"field": "thoughtful", "br_gain": builtin[0], "br_stderr": builtin[1]},
+        "beaten_by": [], "deviations_checked": 12, "finer": finer}})
+
+
+def _finer(abstraction, deals, gain, lo, hi, bgain, blo, bhi):
+    return {"abstraction": abstraction, "deals": deals, "gain": gain, "ci_low": lo, "ci_high": hi,
+            "builtin": "thoughtful", "builtin_gain": bgain, "builtin_ci_low": blo, "builtin_ci_high": bhi}
+
+
+def test_strategies_judges_each_table_by_its_strongest_best_response():
+    """``pvsim strategies`` shows a row per BR and judges the quarter target as bench_finer does: the
+    table's largest gain (its upper end) against the built-ins' largest gain, not row by row."""
+    from strategies.solved import exploitability_lines
+
+    lines = exploitability_lines(_meta([_finer("fine", 1 << 26, 0.00087, 0.00074, 0.00100, 0.00494, 0.00464, 0.00524),
+                                        _finer("medium", 1 << 24, 0.00020, 0.0001, 0.0003, 0.0006, 0.0004, 0.0008)]))
+    assert "least exploitable built-in (thoughtful)" in lines[0] and "best-response gain" in lines[0]
+    rows = {ln.split("   ")[0].strip(): ln for ln in lines[2:5]}
+    assert set(rows) == {"coarse, 1,048,576 fitting deals", "fine, 67,108,864 fitting deals",
+                         "medium, 16,777,216 fitting deals"}
+    assert rows["fine, 67,108,864 fitting deals"].endswith("0.18")  # 0.00087 / 0.00494
+    assert rows["coarse, 1,048,576 fitting deals"].endswith("0.04")  # 0.00001 / 0.00025, built-in resolved
+    verdict = next(ln for ln in lines if ln.startswith("by each one's strongest BR"))
+    assert "(fine, 67,108,864 fitting deals)" in verdict and "upper end 0.20" in verdict and "target met" in verdict
+    assert lines[-1] == "no built-in deviation of 12 beats it"
+    # the table's strongest BR fails the quarter against the built-ins' strongest: not shown
+    lines = exploitability_lines(_meta([_finer("fine", 1 << 26, 0.0003, 0.0002, 0.0004, 0.0010, 0.0008, 0.0012)]))
+    assert any("0.30 of the built-in's gain" in ln and "a quarter not shown" in ln for ln in lines)
+    # a built-in no BR resolves: no ratio, and no verdict
+    lines = exploitability_lines(_meta([], gain=-0.0003, ci=(-0.0004, -0.0002), builtin=(0.0001, 0.0001)))
+    assert lines[2].endswith("]")  # the built-in's interval, then no ratio
+    assert "the quarter target is not resolvable" in lines[3]
+
+
 @pytest.mark.parametrize("name", FILES)
 def test_solved_plays_from_any_working_directory(name, tmp_path, monkeypatch):
     """A shipped table refined from another plays that one where it left rows to its start: the start
