@@ -167,7 +167,8 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
     g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
     g.add_argument("--checkpoint", metavar="FILE", help=checkpoint_help)
-    g.add_argument("--resume", metavar="FILE", help="continue the run saved with --checkpoint FILE")
+    g.add_argument("--resume", metavar="FILE",
+                   help="continue the run saved with --checkpoint FILE (and keep saving to it)")
     if checkpoint_every:
         g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
                        help="seconds between checkpoint saves (default 5)")

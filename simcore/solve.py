@@ -230,6 +230,7 @@ class SolveResult:
     validate: bool = False
     start_weight: int = 1
     fit: str = "backward"  # fp: how each BR was fitted (simcore.exploit's fit)
+    checkpoint: str | None = None  # the file that holds the newest average (the run's checkpoint), if any
 
     LABEL = "lower bound on exploitability (one seat's best-response gain)"
 
@@ -260,13 +261,17 @@ class SolveResult:
         if k is None or not self.table_measured or self.last is None:
             return None
         n = self.iterations
+        if self.checkpoint is not None:
+            where = (f"in the checkpoint {self.checkpoint} (a resume with --iterations {n} keeps it, unmeasured, "
+                     f"and one with --iterations {n + 1} measures it)")
+        else:  # nothing saved it: the run's own options are the way to it
+            where = (f"in no file, since the run saved no checkpoint (--keep newest keeps it, unmeasured; "
+                     f"--iterations {n + 1} measures it)")
         if k == 0:
             return (f"the table kept is the start itself: iteration 0 measured it, and its BR's departures "
-                    f"are only in the checkpoint's newest average (--keep newest keeps that, unmeasured; so "
-                    f"does a resume with --iterations {n}; --iterations {n + 1} measures it)")
+                    f"are only in the newest average, {where}")
         note = (f"the table kept averages {k} of the {n} BRs fitted (the one iteration {k} measured); the newest "
-                f"average, with the last BR, is in the checkpoint (--keep newest keeps it, unmeasured; so does "
-                f"a resume with --iterations {n})")
+                f"average, with the last BR, is {where}")
         if k < self.n_players:  # the BR left out, iteration k's, is the only one of seat k in the run
             note += (f". No other BR of this run is seat {k}'s: where the buckets hold the seat's position "
                      f"(Slovak, Sviten, Russian), seat {k}'s rows keep what the run started from")
@@ -502,7 +507,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         (:func:`_cfr_iteration`; CFR+ regrets, linearly weighted average), which measures the
         average table every ``measure_every`` iterations (default: the player count) and at the end.
     executor, workers, scheduler : where blocks run (as in :func:`simcore.simulate`).
-    checkpoint : save the state here after every iteration; resume : start from such a file.
+    checkpoint : save the state here after every iteration; resume : start from such a file, and
+        keep saving to it unless ``checkpoint`` names another (as :func:`simcore.simulate` does).
     out : write the table (``table:FILE`` plays it); chart / log_json default to ``out`` with
         ``.png`` / ``.json`` (the convergence chart and the iteration log).
     callback : called with each iteration's log entry (after it is checkpointed).
@@ -559,6 +565,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
             check_writable(path, name)  # a file name (TypeError otherwise) in a folder that can take it
     if resume is not None and not isinstance(resume, (str, os.PathLike)):
         raise TypeError(f"resume is a file name, got {resume!r}")
+    if resume is not None and checkpoint is None:  # a resumed run goes on saving where it was saved
+        checkpoint = resume
+        check_writable(checkpoint, "resume")
     reg = _registry()
     init_seat = reg.lineup(v, P, init, init)[0]
     init_label = reg.spec_label(init_seat)
@@ -629,7 +638,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     result = SolveResult(v.name, P, dict(v.opts), abs_name, seed, init_label, v.payoff_unit, state.iteration,
                          list(state.log), tables, stopped, target, table_measured=kept_measured,
                          starts={d: x for d, x in (starts or {}).items() if x.any()}, method=method,
-                         validate=bool(validate), start_weight=start_weight, fit=fit)
+                         validate=bool(validate), start_weight=start_weight, fit=fit,
+                         checkpoint=os.fspath(checkpoint) if checkpoint is not None else None)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
         result.files.update(write_outputs(result, out, chart, log_json))

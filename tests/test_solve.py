@@ -159,6 +159,10 @@ def test_a_resumed_run_gives_the_table_of_an_uninterrupted_one(duel, tmp_path):
         for d in full.tables:
             assert np.array_equal(full.tables[d], done.tables[d]), (path, d)
         assert strip(full.log) == strip(done.log)
+        assert load_checkpoint(path).iteration == 4  # a resumed run goes on saving to the file it resumed
+    # and from there a further resume goes on as the uninterrupted run would
+    five = solve("duel", 2, iterations=5, resume=ck, **kw)
+    assert strip(five.log) == strip(solve("duel", 2, iterations=5, **kw).log)
 
 
 def _stop_after(k):
@@ -208,6 +212,10 @@ def test_a_one_iteration_run_keeps_its_start_and_says_so(duel, tmp_path):
         assert np.array_equal(newest.tables[d], state.avg[d])
     three = solve("duel", 2, iterations=3, **kw)
     assert three.brs_in_table == 2 and "averages 2 of the 3 BRs" in three.text()
+    # no checkpoint was saved: the note says so, and how to keep or measure the newest average instead
+    assert "in no file, since the run saved no checkpoint (--keep newest keeps it" in three.text()
+    assert "--iterations 4 measures it" in three.text() and "in the checkpoint" not in three.text()
+    assert f"in the checkpoint {ck} (a resume with --iterations 1 keeps it" in one.text()
     assert "seat 0's rows" not in three.text()  # seat 0's first BR is in the table
     # a stage of one BR a seat (Slovak's at 6 players): the measured table leaves out the last seat's only one
     two = solve("duel", 2, iterations=2, **kw)
