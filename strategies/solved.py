@@ -70,10 +70,11 @@ def shipped_tables(game: str | None = None) -> list:
 
 def exploitability_lines(tf) -> list[str]:
     """A table's measured exploitability as aligned lines for ``pvsim strategies``: one row per BR
-    that measured it (the solve's own check, then each finer or larger one), the table's gain beside
-    the least exploitable built-in's under the same BR, and the quarter target judged as
-    ``experiments/bench_finer.py`` judges it: the table's strongest BR (its largest gain) against the
-    built-ins' strongest, the table's upper 95% end at most a quarter of the built-in's gain."""
+    that measured it (the solve's own check, then each finer or larger one, which
+    ``experiments/bench_finer.py --annotate`` records), the table's gain beside the least exploitable
+    built-in's under the same BR, and the quarter target by each one's strongest BR: the table's
+    largest gain, whose upper 95% end must be at most a quarter of the largest gain the rows give the
+    built-in (where no BR resolves the built-in's gain, the target is not resolvable)."""
     import re
 
     from simcore.engine.stats import interval
