@@ -118,11 +118,14 @@ def _game_order(game: str, P: int) -> int:
 def _verdict(table: dict | None, builtin: dict | None, unresolved: str) -> str:
     """The quarter test: the table's upper 95% end at most a quarter of the built-in's gain; "not
     resolvable (``unresolved``)" when the built-in's interval reaches zero."""
+    from strategies.solved import meets_quarter
+
     if table is None or builtin is None:
         return "-"
-    if builtin["ci_low"] <= 0:
+    ok = meets_quarter(table["ci_high"], builtin["gain"], builtin["ci_low"])
+    if ok is None:
         return f"not resolvable ({unresolved})"
-    return "yes" if table["ci_high"] <= builtin["gain"] / 4 else "no"
+    return "yes" if ok else "no"
 
 
 def render(rows: list[dict]) -> str:

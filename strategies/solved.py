@@ -68,6 +68,21 @@ def shipped_tables(game: str | None = None) -> list:
     return [tf for tf in map(_load, paths) if game is None or tf.game == game]
 
 
+def meets_quarter(table_ci_high: float, builtin_gain: float, builtin_ci_low: float) -> bool | None:
+    """Issue 21's exploitability target under one BR: the table's upper 95% end at most a quarter of
+    the least exploitable built-in's gain; None where that gain is not resolved (its interval reaches
+    zero), so no verdict.
+
+    >>> meets_quarter(0.0001, 0.0008, 0.0006), meets_quarter(0.0003, 0.0008, 0.0006)
+    (True, False)
+    >>> meets_quarter(0.0001, 0.0002, -0.0001) is None
+    True
+    """
+    if builtin_ci_low <= 0:
+        return None
+    return table_ci_high <= builtin_gain / 4
+
+
 def exploitability_lines(tf) -> list[str]:
     """A table's measured exploitability as aligned lines for ``pvsim strategies``: one row per BR
     that measured it (the solve's own check, then each finer or larger one, which
@@ -122,8 +137,8 @@ def exploitability_lines(tf) -> list[str]:
     judged = [r for r in rows if r.get("builtin_gain") is not None]
     if judged:
         ref = max(judged, key=lambda r: r["builtin_gain"])
-        if sure(ref):
-            ok = strongest["ci"][1] <= ref["builtin_gain"] / 4
+        ok = meets_quarter(strongest["ci"][1], ref["builtin_gain"], ref["builtin_ci"][0]) if sure(ref) else None
+        if ok is not None:
             by = strongest["br"] if ref is strongest else f"{strongest['br']}; the built-in's {ref['br']}"
             lines.append(f"by each one's strongest BR ({by}): {strongest['gain'] / ref['builtin_gain']:.2f} of "
                          f"the built-in's gain, upper end {strongest['ci'][1] / ref['builtin_gain']:.2f}: "
@@ -216,4 +231,5 @@ def make_solved(variant, decision: str):
 register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pvsim strategies GAME` lists them)",
                  make_solved)
 
-__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability_lines", "solve_command", "TABLES_DIR"]
+__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability_lines", "meets_quarter", "solve_command",
+           "TABLES_DIR"]
