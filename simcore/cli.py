@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 DESCRIPTION = """\
@@ -757,6 +758,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("pvsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (`pvsim strategies estonian | head`): not an error
+        # the interpreter flushes stdout at exit: point it at devnull so that flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # what a command that SIGPIPE stopped returns
     except OSError as e:  # the file system said no (a path, the disk): not a bug
         _print_partial(e)
         print(f"pvsim {args.command}: error: {e}", file=sys.stderr)
@@ -809,8 +814,6 @@ def _check_flags(args) -> None:
 
 def _check_files(args) -> None:
     """--out, --checkpoint and --resume, before any work: named files that can serve, and not one file twice."""
-    import os
-
     from simcore.engine.checkpoint import check_path
 
     for flag in ("out", "checkpoint", "resume"):

@@ -167,3 +167,16 @@ def test_precision_without_deals_runs_until_precise(capsys):
     d = json.loads(out)
     assert code == 0 and d["deals"] < 1_000_000
     assert all(1.959964 * s["stderr"] <= 0.004 for s in d["seats"])
+
+
+def test_a_reader_that_stops_reading_is_not_an_error():
+    """``pvsim strategies estonian | head -1``: once the reader has what it wants and closes the pipe,
+    pvsim stops quietly (no error line, no traceback) with the status a SIGPIPE stop gives."""
+    with subprocess.Popen([installed_pvsim(), "strategies", "estonian"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, bufsize=0) as proc:
+        first = proc.stdout.read(1)  # the listing has started
+        proc.stdout.close()  # the reader is gone before the rest of the listing is written
+        err = proc.stderr.read().decode()
+        code = proc.wait(timeout=120)
+    assert first and err == "", err
+    assert code in (0, 141), code  # 0 where the whole listing fit in the pipe before it closed
