@@ -5,11 +5,13 @@ a cell's last expression is kept as its output, as Jupyter would display it.
 Every notebook in ``notebooks/`` is covered: ``EXPECT`` names the tables a
 notebook must build (with their columns) and the figures it must draw, and a
 notebook not listed there must at least build a non-empty table of its own
-game's results. The tests at the end check the figures the two current
-notebooks show against the committed CSV files, read independently.
+game's results. The tests at the end check the figures the notebooks show
+against the committed CSV files, read independently; each game's notebook ends
+with a section on the shipped ``solved`` strategy, checked the same way.
 """
 import ast
 import csv
+import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,6 +27,19 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 
+# The tables of each game's section "## The solved strategy".
+SOLVED_FRAMES = {
+    "solved_verdict": {"players", "abstraction", "deals", "gain", "ci_low", "ci_high", "builtin", "builtin_gain",
+                       "builtin_ci_low", "builtin_ci_high", "ratio", "ratio_upper", "quarter"},
+    "solved_field": {"players", "deviation", "n", "gain", "gain_ci_low", "gain_ci_high"},
+    "solved_overall": {"chart", "players", "decision", "heuristic", "n", "disagree", "gain", "gain_ci_low",
+                       "gain_ci_high"},
+    "solved_top": {"chart", "players", "decision", "class", "frequency", "disagree", "differ_contribution",
+                   "differ_contribution_ci_low", "differ_contribution_ci_high"},
+    "solved_worst": {"chart", "players", "class", "differ_contribution"},
+}
+SOLVED_GAMES = [g for g in ("estonian", "slovak", "tapiola", "sviten", "russian") if g in NOTEBOOKS]
+
 # Per notebook: {variable: columns it must have}, and how many figures it draws at least.
 EXPECT = {
     "estonian": {
@@ -34,6 +49,7 @@ EXPECT = {
             "six": {"policy", "varied", "share", "ci_low", "ci_high", "diff_vs_baseline"},
             "rollout": {"variant", "players", "situation", "n", "frequency", "passes_key_card",
                         "gain_vs_lowest", "gain_ci_low", "gain_ci_high"},
+            **SOLVED_FRAMES,
         },
         "figures": 1,
     },
@@ -44,8 +60,9 @@ EXPECT = {
             "seats": {"variant", "players", "strategy", "seat", "share", "ci_low", "ci_high",
                       "diff_vs_seat0"},
             "chart": {"variant", "players", "hand", "kind", "best", "gain", "gain_ci_low", "gain_ci_high"},
+            **SOLVED_FRAMES,
         },
-        "figures": 0,
+        "figures": 1,  # the solved section's field deviations
     },
     "tapiola": {
         "frames": {
@@ -55,6 +72,7 @@ EXPECT = {
                      "best_minus_this_ci_high"},
             "match": {"players", "seat", "match_win", "match_ci_low", "match_ci_high", "mean_hands", "fair"},
             "chart": {"variant", "policy", "round", "hand", "towers", "thrown", "fraction", "ci_low", "ci_high"},
+            **SOLVED_FRAMES,
         },
         "figures": 1,
     },
@@ -66,6 +84,7 @@ EXPECT = {
             "open_chart": {"variant", "hand_class", "open_rank", "keep_gain", "ci_low", "ci_high", "verdict"},
             "halves": {"variant", "players", "strategy", "seat", "event", "rate", "ci_low", "ci_high"},
             "reshuffles": {"players", "n", "rate_any", "rate_any_ci_low", "rate_any_ci_high"},
+            **SOLVED_FRAMES,
         },
         "figures": 1,
     },
@@ -75,6 +94,7 @@ EXPECT = {
                          "diff_vs_best_ci_high", "hands_won_0"},
             "seats": {"variant", "players", "strategy", "seat", "share", "ci_low", "ci_high", "diff_vs_seat0"},
             "chart": {"variant", "players", "policy", "rank", "state", "target", "share"},
+            **SOLVED_FRAMES,
         },
         "figures": 1,
     },
@@ -197,3 +217,118 @@ def test_slovak_notebook_shows_the_committed_tables():
     assert len(chart) == 169 and chart.hand.is_unique
     assert set(chart.best) <= {"keep both", "muck the lower", "muck the higher"}
     assert run.outputs[3].equals(chart.head(20))
+
+
+# -- the solved strategy: the section each game's notebook ends with ------------------------------
+
+# The judge the README's verdict table names per shipped table: buckets, fitting deals a stage.
+README_JUDGE = {("estonian", 6): ("medium", 1 << 26), ("slovak", 6): ("fine", 1 << 26),
+                ("tapiola", 6): ("coarse", 1 << 24), ("sviten", 6): ("medium", 1 << 22),
+                ("russian", 4): ("fine", 1 << 20), ("russian", 3): ("fine", 1 << 20)}
+SOLVED_HEAD = "## The solved strategy"
+
+
+def ci_text(x, lo, hi):
+    """An estimate and its interval as results/solve/solved.md writes them."""
+    return f"{x:+.5f} [{lo:+.5f}, {hi:+.5f}]"
+
+
+@pytest.mark.parametrize("name", SOLVED_GAMES)
+def test_solved_section_ends_the_notebook_and_names_the_committed_charts(name):
+    nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())
+    cells = nb["cells"]
+    heads = [i for i, c in enumerate(cells)
+             if c["cell_type"] == "markdown" and "".join(c["source"]).startswith(SOLVED_HEAD)]
+    assert len(heads) == 1, f"{name}.ipynb has no single {SOLVED_HEAD!r} section"
+    section = cells[heads[0]:]
+    later = ["".join(c["source"]) for c in section[1:] if c["cell_type"] == "markdown"]
+    assert not any(t.startswith("## ") for t in later), "the solved section is the notebook's last"
+    assert sum(c["cell_type"] == "code" for c in section) >= 3
+    text = "".join("".join(c["source"]) for c in section if c["cell_type"] == "markdown")
+    pngs = sorted(p.name for p in (ROOT / "results" / name).glob("solved_*.png"))
+    assert pngs and all(p in text for p in pngs), (pngs, "named in the section's text")
+    # Stored without outputs, as every other cell.
+    for c in cells:
+        if c["cell_type"] == "code":
+            assert c["outputs"] == [] and c["execution_count"] is None
+
+
+@pytest.mark.parametrize("name", SOLVED_GAMES)
+def test_solved_verdict_is_finer_json_strongest_judge(name):
+    rows = [r for r in json.loads((ROOT / "results/solve/finer.json").read_text())["rows"] if r["game"] == name]
+    shown = run_notebook(name).scope["solved_verdict"]
+    sizes = sorted({r["players"] for r in rows if r["field"] == "solved"}, reverse=True)
+    assert list(shown.players) == sizes
+    key = ("abstraction", "deals", "eval_deals", "seed")
+    for row in shown.itertuples():
+        mine = [r for r in rows if r["players"] == row.players]
+        judge = sorted((r for r in mine if r["field"] == "solved"), key=lambda r: r["deals"])[-1]
+        assert (judge["abstraction"], judge["deals"]) == README_JUDGE[(name, row.players)]
+        builtin = min((r for r in mine if all(r[k] == judge[k] for k in key) and r["field"] != "solved"
+                       and not r["field"].startswith("table:")), key=lambda r: r["gain"])
+        assert (row.abstraction, row.deals, row.builtin) == (judge["abstraction"], judge["deals"], builtin["field"])
+        for col in ("gain", "ci_low", "ci_high"):
+            assert getattr(row, col) == pytest.approx(judge[col], abs=1e-12), col
+            assert getattr(row, f"builtin_{col}") == pytest.approx(builtin[col], abs=1e-12), col
+        assert row.ratio == pytest.approx(judge["gain"] / builtin["gain"])
+        assert row.ratio_upper == pytest.approx(judge["ci_high"] / builtin["gain"])
+        # The text says every table meets the quarter target.
+        assert row.quarter and row.ratio_upper <= 0.25
+
+
+@pytest.mark.parametrize("name", SOLVED_GAMES)
+def test_solved_field_table_ranks_the_deviations_as_the_csv_says(name):
+    run = run_notebook(name)
+    rows = [r for r in read_csv_rows("results/solve/solved_field.csv") if r["game"] == name]
+    shown = run.scope["solved_field"]
+    assert len(shown) == len(rows) > 0
+    for players in sorted({int(r["players"]) for r in rows}, reverse=True):
+        mine = sorted((r for r in rows if int(r["players"]) == players), key=lambda r: -float(r["gain"]))
+        got = shown[shown.players == players]
+        assert list(got.gain) == pytest.approx([float(r["gain"]) for r in mine], abs=1e-12)
+        best = mine[0]
+        label = (f"best heuristic ({best['hero']})" if best["decision"] == "all"
+                 else f"{best['decision']}={best['policy']}")
+        assert got.deviation.iloc[0] == label
+        assert (got.gain_ci_low.iloc[0], got.gain_ci_high.iloc[0]) == pytest.approx(
+            (float(best["gain_ci_low"]), float(best["gain_ci_high"])), abs=1e-12)
+    # The line under the table, and the text's claim: no deviation's interval lies above zero.
+    beaten = [r for r in rows if float(r["gain_ci_low"]) > 0]
+    line = run.scope["field_verdict"]
+    assert any(isinstance(o, str) and o == line for o in run.outputs), "the notebook shows the line"
+    assert line.startswith("no deviation's interval lies above zero") == (not beaten)
+    assert not beaten, "the notebook says no built-in beats solved"
+
+
+@pytest.mark.parametrize("name", SOLVED_GAMES)
+def test_solved_charts_show_the_classes_solved_md_shows(name):
+    run = run_notebook(name)
+    overall, top, worst = (run.scope[v] for v in ("solved_overall", "solved_top", "solved_worst"))
+    md = (ROOT / "results/solve/solved.md").read_text()
+    files = sorted((ROOT / "results" / name).glob("solved_*.csv"))
+    assert files and sorted(overall.chart) == [f.stem for f in files]
+    by_size = {}
+    for f in files:
+        rows = read_csv_rows(f.relative_to(ROOT))
+        (whole,) = [r for r in rows if r["class"] == "all"]
+        got = overall[overall.chart == f.stem].iloc[0]
+        for col in ("disagree", "gain", "gain_ci_low", "gain_ci_high"):
+            assert got[col] == pytest.approx(float(whole[col]), abs=1e-12), (f.stem, col)
+        # The three classes where the heuristic loses the most, those with a positive contribution.
+        classes = sorted((r for r in rows if r["class"] != "all" and int(r["n"]) > 0),
+                         key=lambda r: -float(r["differ_contribution"]))[:3]
+        classes = [r for r in classes if float(r["differ_contribution"]) > 0]
+        shown = top[top.chart == f.stem]
+        assert list(shown["class"]) == [r["class"] for r in classes], f.stem
+        assert list(shown.differ_contribution) == pytest.approx(
+            [float(r["differ_contribution"]) for r in classes], abs=1e-12)
+        for r in classes:  # the same rows as results/solve/solved.md
+            dc = ci_text(*(float(r[f"differ_contribution{s}"]) for s in ("", "_ci_low", "_ci_high")))
+            assert f"| {r['class']} | {float(r['frequency']):.1%} | {float(r['disagree']):.1%} | {dc} |" in md
+        by_size.setdefault(int(whole["players"]), []).extend(classes)
+    # The three per table size over all its charts, as the README lists them.
+    for players, classes in by_size.items():
+        best = sorted(classes, key=lambda r: -float(r["differ_contribution"]))[:3]
+        got = worst[worst.players == players]
+        assert list(got["class"]) == [r["class"] for r in best], players
+        assert list(got.differ_contribution) == pytest.approx([float(r["differ_contribution"]) for r in best])
