@@ -36,9 +36,8 @@ class Benchmark:
 
     ``measures`` are the source files whose code it times (repository paths), and the
     shipped tables where it plays them: only those, so that a change elsewhere does not
-    call for a rerun. ``minutes``
-    is about how long one run takes on the project's 2-core machine, quiet
-    (measured on 2026-12-01 except scaling's, an estimate from its settings).
+    call for a rerun. ``minutes`` is about how long one run takes on the project's 2-core
+    machine, quiet (measured on 2026-12-01 except scaling's, an estimate from its settings).
     ``own_txt``: the benchmark writes its ``.txt`` itself (to ``--out``) rather
     than printing it.
     """

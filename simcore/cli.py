@@ -760,7 +760,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:  # the reader stopped reading (`pvsim strategies estonian | head`): not an error
         # the interpreter flushes stdout at exit: point it at devnull so that flush cannot fail again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # a stdout with no file descriptor (captured): nothing to flush there
+            pass
         return 128 + 13  # what a command that SIGPIPE stopped returns
     except OSError as e:  # the file system said no (a path, the disk): not a bug
         _print_partial(e)

@@ -180,3 +180,16 @@ def test_a_reader_that_stops_reading_is_not_an_error():
         code = proc.wait(timeout=120)
     assert first and err == "", err
     assert code in (0, 141), code  # 0 where the whole listing fit in the pipe before it closed
+
+
+def test_a_closed_pipe_in_process_returns_141_without_touching_a_captured_stdout(capsys, monkeypatch):
+    """main() called from Python (a test, a notebook) whose output pipe broke: the same quiet 141,
+    and a stdout with no file descriptor is left alone."""
+    import simcore.cli as cli
+
+    def broken(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(cli.COMMANDS, "strategies", broken)
+    assert main(["strategies", "estonian"]) == 141
+    assert capsys.readouterr().err == ""
