@@ -137,7 +137,9 @@ def exploitability_lines(tf) -> list[str]:
     judged = [r for r in rows if r.get("builtin_gain") is not None]
     if judged:
         ref = max(judged, key=lambda r: r["builtin_gain"])
-        ok = meets_quarter(strongest["ci"][1], ref["builtin_gain"], ref["builtin_ci"][0]) if sure(ref) else None
+        # meets_quarter says whether the built-in's gain is resolved; a built-in without an interval is not
+        ok = (meets_quarter(strongest["ci"][1], ref["builtin_gain"], ref["builtin_ci"][0])
+              if ref.get("builtin_ci") is not None else None)
         if ok is not None:
             by = strongest["br"] if ref is strongest else f"{strongest['br']}; the built-in's {ref['br']}"
             lines.append(f"by each one's strongest BR ({by}): {strongest['gain'] / ref['builtin_gain']:.2f} of "
