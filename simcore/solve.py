@@ -829,6 +829,7 @@ def convergence_chart(result: SolveResult, path) -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     path = os.fspath(path)
     it = np.array([r["iteration"] for r in result.log])
@@ -840,9 +841,10 @@ def convergence_chart(result: SolveResult, path) -> str:
     ax.axhline(0, color="grey", lw=0.8)
     if result.target is not None:
         ax.axhline(result.target, color="tab:red", ls="--", lw=0.8, label=f"target {result.target}")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole
     ax.set_xlabel("iteration (seat t mod P best-responds)")
     ax.set_ylabel(f"gain per deal ({result.unit})")
-    ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: fictitious play")
+    ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: {ALGORITHMS[result.method]}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})

@@ -77,3 +77,25 @@ def test_cfr_on_a_built_in_game_writes_a_table_with_start_shares(tmp_path, capsy
     assert tf.meta["algorithm"].startswith("sampled CFR+") and tf.meta["measured"] is not None
     # the start (which reads more than the buckets) keeps a share wherever regrets were never positive
     assert tf.starts and max(float(s.max()) for s in tf.starts.values()) == 1.0
+
+
+@pytest.mark.parametrize("method, title", [("cfr", "sampled CFR+"), ("fp", "fictitious play")])
+def test_the_convergence_chart_names_its_method_and_counts_whole_iterations(duel, method, title, monkeypatch):
+    """The chart's title names the algorithm that made the table (it said "fictitious play" for CFR
+    runs too), and its iteration axis has whole-number ticks only."""
+    import matplotlib.figure
+
+    from simcore.solve import convergence_chart, solve
+
+    r = solve("duel", 2, iterations=3, abstraction=history_abstraction(7), seed=1, executor="threads", workers=1,
+              method=method, **SMALL)
+    seen = {}
+
+    def keep(fig, path, **kw):
+        ax = fig.axes[0]
+        seen.update(title=ax.get_title(), ticks=list(ax.get_xticks()))
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    convergence_chart(r, "unused.png")
+    assert title in seen["title"] and ("fictitious" in seen["title"]) == (method == "fp")
+    assert seen["ticks"] and all(float(t).is_integer() for t in seen["ticks"]), seen["ticks"]
