@@ -21,7 +21,7 @@ table.
 
     python -m experiments.bench_finer                       # every game, the budgets below
     python -m experiments.bench_finer --games estonian:6 --abstractions medium
-    python -m experiments.bench_finer --annotate            # the shipped tables' metadata, from finer.json
+    python -m experiments.bench_finer --annotate            # the shipped tables' metadata, from finer*.json
 """
 from __future__ import annotations
 
@@ -90,12 +90,12 @@ def measure(game: str, P: int, field: str, abstraction: str, deals: int, eval_de
 
 
 def _grouped(rows: list[dict]) -> dict:
-    """The rows by (game, players, granularity, fitting deals): ``solved`` (the shipped table), ``builtin``
-    (of several, the least exploitable under this BR: the target is judged against it) and
+    """The rows by judge, (game, players, granularity, fitting deals, seed): ``solved`` (the shipped table),
+    ``builtin`` (of several, the least exploitable under this BR: the target is judged against it) and
     ``candidates`` (table files measured beside them)."""
     by = {}
     for r in rows:
-        slot = by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"]), {})
+        slot = by.setdefault((r["game"], r["players"], r["abstraction"], r["deals"], r["seed"]), {})
         if r["field"] == "solved":
             slot["solved"] = r
         elif r["field"].startswith("table:"):
@@ -133,8 +133,8 @@ def render(rows: list[dict]) -> str:
     by = _grouped(rows)
     lines = ["| game | buckets | fitting deals a stage | solved: BR gain [95%] | best built-in | "
              "built-in: BR gain [95%] | a quarter? |", "|---|---|---|---|---|---|---|"]
-    for (g, P, a, n), pair in sorted(by.items(), key=lambda kv: (_game_order(kv[0][0], kv[0][1]),
-                                                                 ORDER.get(kv[0][2], 9), kv[0][3])):
+    for (g, P, a, n, _), pair in sorted(by.items(), key=lambda kv: (_game_order(kv[0][0], kv[0][1]),
+                                                                    ORDER.get(kv[0][2], 9), kv[0][3], kv[0][4])):
         b = pair.get("builtin")
         for s in [pair.get("solved")] + pair.get("candidates", []):
             if s is None and pair.get("candidates"):
@@ -206,18 +206,21 @@ def _markdown(rows: list[dict]) -> str:
 def annotate(rows: list[dict], tables=None) -> list[str]:
     """Write each shipped table's finer measurements (its own and its best built-in's, same BR) into its
     metadata (``exploitability.finer``), which ``pvsim strategies GAME`` prints; the arrays are unchanged.
-    Returns the files rewritten."""
+    ``rows`` may hold several judge seeds (:func:`judge_rows`): each seed's rows come together, in the
+    order the seeds first appear. Returns the files rewritten."""
     from strategies.solved import shipped_tables
 
     by = _grouped(rows)
+    seeds = list(dict.fromkeys(r["seed"] for r in rows))
     done = []
     for tf in shipped_tables() if tables is None else tables:
-        pairs = [((a, n), p) for (g, P, a, n), p in by.items() if (g, P) == (tf.game, tf.n_players)]
-        finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": p["solved"]["seed"],
+        pairs = [((a, n, sd), p) for (g, P, a, n, sd), p in by.items() if (g, P) == (tf.game, tf.n_players)]
+        finer = [{"abstraction": a, "deals": n, "eval_deals": p["solved"]["eval_deals"], "seed": sd,
                   "gain": p["solved"]["gain"], "ci_low": p["solved"]["ci_low"], "ci_high": p["solved"]["ci_high"],
                   "builtin": p["builtin"]["field"], "builtin_gain": p["builtin"]["gain"],
                   "builtin_ci_low": p["builtin"]["ci_low"], "builtin_ci_high": p["builtin"]["ci_high"]}
-                 for (a, n), p in sorted(pairs, key=lambda kv: (ORDER.get(kv[0][0], 9), kv[0][1]))
+                 for (a, n, sd), p in sorted(pairs, key=lambda kv: (seeds.index(kv[0][2]), ORDER.get(kv[0][0], 9),
+                                                                     kv[0][1]))
                  if "solved" in p and "builtin" in p]
         if not finer:
             continue
@@ -226,6 +229,13 @@ def annotate(rows: list[dict], tables=None) -> list[str]:
         tf.save(tf.path, meta=meta)
         done.append(str(tf.path))
     return done
+
+
+def judge_rows(path: Path) -> list[dict]:
+    """The rows of ``path`` and of every other judge file beside it (``finer*.json``: a second judge
+    seed is run with ``--seed 7 --out results/solve/finer_seed7.json``), ``path``'s first."""
+    files = [path] + sorted(p for p in path.parent.glob("finer*.json") if p.resolve() != path.resolve())
+    return [r for f in files if f.exists() for r in json.loads(f.read_text())["rows"]]
 
 
 def main(argv=None) -> int:
@@ -245,8 +255,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-solved", action="store_true", help="skip the shipped table (only candidates)")
     ap.add_argument("--out", default=str(OUT / "finer.json"))
     ap.add_argument("--annotate", action="store_true",
-                    help="measure nothing: write the rows already in --out into each shipped table's metadata "
-                         "(pvsim strategies shows them)")
+                    help="measure nothing: write the rows already in --out and in every finer*.json beside it "
+                         "(other judge seeds) into each shipped table's metadata (pvsim strategies shows them)")
     ap.add_argument("--render", action="store_true",
                     help="measure nothing: rewrite the markdown beside --out from its rows (after rows were "
                          "relabelled by hand, say)")
@@ -256,7 +266,7 @@ def main(argv=None) -> int:
     done = {_row_key(r) for r in rows}
     new = []  # the rows this run measures
     if args.annotate:
-        for f in annotate(rows):
+        for f in annotate(judge_rows(path)):
             print(f"annotated {f}")
         return 0
     if args.render:

@@ -85,8 +85,9 @@ def meets_quarter(table_ci_high: float, builtin_gain: float, builtin_ci_low: flo
 
 def exploitability_lines(tf) -> list[str]:
     """A table's measured exploitability as aligned lines for ``pvsim strategies``: one row per BR
-    that measured it (the solve's own check, then each finer or larger one, which
-    ``experiments/bench_finer.py --annotate`` records), the table's gain beside the least exploitable
+    that measured it (the solve's own check, then each finer or larger one under each judge seed, which
+    ``experiments/bench_finer.py --annotate`` records; a row names its seed where there are several), the
+    table's gain beside the least exploitable
     built-in's under the same BR, and the quarter target by each one's strongest BR: the table's
     largest gain, whose upper 95% end must be at most a quarter of the largest gain the rows give the
     built-in (where no BR resolves the built-in's gain, the target is not resolvable)."""
@@ -99,15 +100,24 @@ def exploitability_lines(tf) -> list[str]:
         return ["exploitability not measured"]
     how = m.get("how", "pvsim exploit")
     found = re.search(r"(\w+) buckets, ([\d,]+) fitting deals", how)
-    rows = [{"br": f"{found[1]}, {found[2]} fitting deals" if found else "the solve's check",
+    seed = re.search(r"seed (\d+)", how)
+    finer = m.get("finer") or ()
+    # a BR's seed is named where the rows come from more than one (a second judge seed)
+    seeds = ({int(seed[1]) if seed else None} | {f.get("seed") for f in finer}) - {None}
+
+    def named(br, s):
+        return f"{br}, seed {s}" if len(seeds) > 1 and s is not None else br
+
+    rows = [{"br": named(f"{found[1]}, {found[2]} fitting deals" if found else "the solve's check",
+                         int(seed[1]) if seed else None),
              "gain": m["gain"], "ci": (m["ci_low"], m["ci_high"])}]
     b = m.get("best_builtin")
     if b:
         rows[0].update(builtin=b["field"], builtin_gain=b["br_gain"],
                        builtin_ci=interval(b["br_gain"], b["br_stderr"]) if b.get("br_stderr") is not None
                        else None)
-    for f in m.get("finer") or ():  # the same comparison by a finer or larger BR (experiments/bench_finer.py)
-        rows.append({"br": f"{f['abstraction']}, {f['deals']:,} fitting deals", "gain": f["gain"],
+    for f in finer:  # the same comparison by a finer or larger BR (experiments/bench_finer.py)
+        rows.append({"br": named(f"{f['abstraction']}, {f['deals']:,} fitting deals", f.get("seed")), "gain": f["gain"],
                      "ci": (f["ci_low"], f["ci_high"]), "builtin": f["builtin"], "builtin_gain": f["builtin_gain"],
                      "builtin_ci": (f["builtin_ci_low"], f["builtin_ci_high"])})
 

@@ -121,3 +121,37 @@ def test_render_rewrites_the_markdown_without_measuring(tmp_path, monkeypatch):
     assert bf.main(["--render", "--out", str(path)]) == 0
     assert path.with_suffix(".md").read_text() == bf._markdown(rows)
     assert json.loads(path.read_text())["rows"] == rows  # the rows are untouched
+
+
+def test_annotate_takes_every_judge_seed_and_pvsim_strategies_names_them(tmp_path):
+    # A second judge seed (finer_seed7.json beside finer.json) is a judge like any other: its rows go into
+    # the metadata after seed 2024's, each row names its seed, and the verdict takes the strongest judge,
+    # here seed 7's (0.00013 of 0.00073, upper end 0.00017: 0.23, within a quarter).
+    import shutil
+
+    from strategies.solved import TABLES_DIR, exploitability_lines
+    from strategies.table import load_table
+
+    first = [_row("solved", 0.00005, 0.00001, 0.00009), _row("b", 0.00060, 0.00048, 0.00072)]
+    second = [dict(r, seed=7) for r in (_row("solved", 0.00013, 0.00008, 0.00017), _row("b", 0.00073, 0.00061, 0.00085))]
+    (tmp_path / "finer_seed7.json").write_text(json.dumps({"rows": second}))
+    (tmp_path / "finer.json").write_text(json.dumps({"rows": first}))
+    (tmp_path / "other.json").write_text(json.dumps({"rows": [_row("solved", 0.1, 0.0, 0.2)]}))  # not a judge file
+    assert bf.judge_rows(tmp_path / "finer.json") == first + second
+    assert bf.judge_rows(tmp_path / "finer_seed7.json") == second + first
+
+    path = tmp_path / "estonian-6p.npz"
+    shutil.copyfile(f"{TABLES_DIR}/estonian-6p.npz", path)
+    bf.annotate(bf.judge_rows(tmp_path / "finer.json"), [load_table(str(path))])
+    finer = load_table(str(path)).meta["exploitability"]["finer"]
+    assert [(f["seed"], f["gain"], f["builtin_gain"]) for f in finer] == [(2024, 0.00005, 0.00060), (7, 0.00013, 0.00073)]
+    lines = exploitability_lines(load_table(str(path)))
+    assert any(ln.strip().startswith("coarse, 1,048,576 fitting deals, seed 2024") for ln in lines)  # the solve's own
+    assert any(ln.strip().startswith("medium, 4,194,304 fitting deals, seed 7 ") and ln.split()[-1] == "0.18"
+               and "+0.00013 [+0.00008, +0.00017]" in ln for ln in lines)
+    verdict = next(ln for ln in lines if ln.startswith("by each one's strongest BR"))
+    assert verdict.startswith("by each one's strongest BR (medium, 4,194,304 fitting deals, seed 7): 0.18 of")
+    assert "upper end 0.23" in verdict and "target met" in verdict
+    # one seed only: rows are not labelled with it
+    bf.annotate(first, [load_table(str(path))])
+    assert not any("seed 2024   " in ln for ln in exploitability_lines(load_table(str(path))))

@@ -254,14 +254,17 @@ def test_solved_section_ends_the_notebook_and_names_the_committed_charts(name):
 
 
 @pytest.mark.parametrize("name", SOLVED_GAMES)
-def test_solved_verdict_is_finer_json_strongest_judge(name):
-    rows = [r for r in json.loads((ROOT / "results/solve/finer.json").read_text())["rows"] if r["game"] == name]
+def test_solved_verdict_is_each_judge_seeds_strongest_judge(name):
+    # the judge files, read here on their own: seed 2024's and the second seed's (7)
+    files = ("results/solve/finer.json", "results/solve/finer_seed7.json")
+    rows = [r for f in files for r in json.loads((ROOT / f).read_text())["rows"] if r["game"] == name]
     shown = run_notebook(name).scope["solved_verdict"]
     sizes = sorted({r["players"] for r in rows if r["field"] == "solved"}, reverse=True)
-    assert list(shown.players) == sizes
+    assert list(shown.players) == [P for P in sizes for _ in (2024, 7)], "a row per size and judge seed"
+    assert list(shown.seed) == [2024, 7] * len(sizes)
     key = ("abstraction", "deals", "eval_deals", "seed")
     for row in shown.itertuples():
-        mine = [r for r in rows if r["players"] == row.players]
+        mine = [r for r in rows if r["players"] == row.players and r["seed"] == row.seed]
         judge = sorted((r for r in mine if r["field"] == "solved"), key=lambda r: r["deals"])[-1]
         assert (judge["abstraction"], judge["deals"]) == README_JUDGE[(name, row.players)]
         builtin = min((r for r in mine if all(r[k] == judge[k] for k in key) and r["field"] != "solved"
