@@ -270,8 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solve_options(p)
 
     p = sub.add_parser("strategies", help="list decisions and policies",
-                       description="List every decision of a variant (or all) with its policies.")
+                       description="List every decision of a variant (or all) with its policies, and the "
+                                   "solved tables shipped for it with their measured exploitability.")
     p.add_argument("variant", nargs="?", help="one variant (default: all)")
+    _json_flags(p)
 
     p = sub.add_parser("eval", help="value and name of a hand (5-7 cards)",
                        description="Evaluate hands of 5 to 7 cards: pvsim eval \"As Ks Qs Js Ts\" \"Ah Ad 5c 5d 9s\"")
@@ -564,6 +566,9 @@ def cmd_strategies(args) -> int:
     from simcore.variants import all_variants, get_variant
 
     vs = [get_variant(args.variant)] if args.variant else list(all_variants().values())
+    if _wants_json(args):
+        print(json.dumps([_strategies_json(v) for v in vs], indent=2))
+        return 0
     for v in vs:
         print(f"{v.name}: {v.title} ({v.min_players}-{v.max_players} players)")
         if not v.decisions:
@@ -577,6 +582,22 @@ def cmd_strategies(args) -> int:
         _print_shipped(v)
         print()
     return 0
+
+
+def _strategies_json(v) -> dict:
+    """What ``pvsim strategies`` prints for ``v``, as data: each decision's policies, and each shipped
+    solved table with its exploitability rows and verdict (:func:`strategies.solved.exploitability`)."""
+    from simcore import api
+    from strategies.solved import exploitability, shipped_tables
+
+    decisions = [{"name": d.name, "description": d.description, "default": api.default_policy(v, d.name),
+                  "policies": [{"name": n, "description": e.description}
+                               for n, e in api.policies(v, d.name).items()]} for d in v.decisions]
+    tables = [{"players": tf.n_players, "options": dict(tf.options), "abstraction": tf.abstraction,
+               "decisions": list(tf.decisions), "file": os.fspath(tf.path), "exploitability": exploitability(tf)}
+              for tf in (shipped_tables(v.name) if v.decisions else ())]
+    return {"variant": v.name, "title": v.title, "min_players": v.min_players, "max_players": v.max_players,
+            "decisions": decisions, "solved_tables": tables}
 
 
 def _print_shipped(v) -> None:

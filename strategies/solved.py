@@ -83,51 +83,80 @@ def meets_quarter(table_ci_high: float, builtin_gain: float, builtin_ci_low: flo
     return table_ci_high <= builtin_gain / 4
 
 
-def exploitability_lines(tf) -> list[str]:
-    """A table's measured exploitability as aligned lines for ``pvsim strategies``: one row per BR
-    that measured it (the solve's own check, then each finer or larger one under each judge seed, which
-    ``experiments/bench_finer.py --annotate`` records; a row names its seed where there are several), the
-    table's gain beside the least exploitable
-    built-in's under the same BR, and the quarter target by each one's strongest BR: the table's
-    largest gain, whose upper 95% end must be at most a quarter of the largest gain the rows give the
-    built-in (where no BR resolves the built-in's gain, the target is not resolvable)."""
+ROW_KEYS = ("abstraction", "deals", "eval_deals", "seed", "gain", "ci_low", "ci_high", "builtin", "builtin_gain",
+            "builtin_ci_low", "builtin_ci_high")
+
+
+def exploitability(tf) -> dict | None:
+    """A table's measured exploitability as data (``pvsim strategies --json``; :func:`exploitability_lines`
+    prints it); None where its metadata has no measurement.
+
+    ``rows``: one per BR that measured it, the solve's own check first (``first_row`` is its command),
+    then each finer or larger one under each judge seed, which ``experiments/bench_finer.py --annotate``
+    records. Each has the BR (``abstraction``, fitting ``deals`` a stage, ``eval_deals``, ``seed`` and a
+    ``br`` label that names the seed where there are several), the table's gain per deal with its 95%
+    interval, the least exploitable built-in's under the same BR, and ``ratio`` where that BR resolves
+    the built-in's gain.
+
+    ``verdict``: the quarter target by each one's strongest BR, the table's largest gain (its upper
+    95% end) against the largest gain the rows give the built-in. ``table_row`` and ``builtin_row``
+    index the rows chosen; ``quarter_met`` is None, with no ratio, where the built-in's gain is not
+    resolved. None where no row measured a built-in."""
     import re
 
     from simcore.engine.stats import interval
 
     m = tf.meta.get("exploitability") or {}
     if m.get("gain") is None:
-        return ["exploitability not measured"]
+        return None
     how = m.get("how", "pvsim exploit")
     found = re.search(r"(\w+) buckets, ([\d,]+) fitting deals", how)
+    fresh = re.search(r"([\d,]+) fresh deals", how)
     seed = re.search(r"seed (\d+)", how)
-    finer = m.get("finer") or ()
-    # a BR's seed is named where the rows come from more than one (a second judge seed)
-    seeds = ({int(seed[1]) if seed else None} | {f.get("seed") for f in finer}) - {None}
-
-    def named(br, s):
-        return f"{br}, seed {s}" if len(seeds) > 1 and s is not None else br
-
-    rows = [{"br": named(f"{found[1]}, {found[2]} fitting deals" if found else "the solve's check",
-                         int(seed[1]) if seed else None),
-             "gain": m["gain"], "ci": (m["ci_low"], m["ci_high"])}]
+    first = dict.fromkeys(ROW_KEYS)
+    first.update(abstraction=found[1] if found else None, deals=int(found[2].replace(",", "")) if found else None,
+                 eval_deals=int(fresh[1].replace(",", "")) if fresh else None, seed=int(seed[1]) if seed else None,
+                 gain=m["gain"], ci_low=m["ci_low"], ci_high=m["ci_high"])
     b = m.get("best_builtin")
     if b:
-        rows[0].update(builtin=b["field"], builtin_gain=b["br_gain"],
-                       builtin_ci=interval(b["br_gain"], b["br_stderr"]) if b.get("br_stderr") is not None
-                       else None)
-    for f in finer:  # the same comparison by a finer or larger BR (experiments/bench_finer.py)
-        rows.append({"br": named(f"{f['abstraction']}, {f['deals']:,} fitting deals", f.get("seed")), "gain": f["gain"],
-                     "ci": (f["ci_low"], f["ci_high"]), "builtin": f["builtin"], "builtin_gain": f["builtin_gain"],
-                     "builtin_ci": (f["builtin_ci_low"], f["builtin_ci_high"])})
+        lo, hi = interval(b["br_gain"], b["br_stderr"]) if b.get("br_stderr") is not None else (None, None)
+        first.update(builtin=b["field"], builtin_gain=b["br_gain"], builtin_ci_low=lo, builtin_ci_high=hi)
+    # the same comparison by a finer or larger BR (experiments/bench_finer.py)
+    rows = [first] + [{k: f.get(k) for k in ROW_KEYS} for f in m.get("finer") or ()]
+    seeds = {r["seed"] for r in rows} - {None}
+    for r in rows:
+        label = f"{r['abstraction']}, {r['deals']:,} fitting deals" if r["abstraction"] else "the solve's check"
+        r["br"] = f"{label}, seed {r['seed']}" if len(seeds) > 1 and r["seed"] is not None else label
+        sure = r["builtin_ci_low"] is not None and r["builtin_ci_low"] > 0  # a ratio to it means something
+        r["ratio"] = r["gain"] / r["builtin_gain"] if sure else None
+    verdict = None
+    judged = [i for i, r in enumerate(rows) if r["builtin_gain"] is not None]
+    if judged:
+        t = max(range(len(rows)), key=lambda i: rows[i]["gain"])
+        j = max(judged, key=lambda i: rows[i]["builtin_gain"])
+        strongest, ref = rows[t], rows[j]
+        # meets_quarter says whether the built-in's gain is resolved; a built-in without an interval is not
+        ok = (meets_quarter(strongest["ci_high"], ref["builtin_gain"], ref["builtin_ci_low"])
+              if ref["builtin_ci_low"] is not None else None)
+        verdict = {"table_row": t, "builtin_row": j, "builtin": ref["builtin"], "quarter_met": ok,
+                   "ratio": strongest["gain"] / ref["builtin_gain"] if ok is not None else None,
+                   "ratio_upper": strongest["ci_high"] / ref["builtin_gain"] if ok is not None else None}
+    return {"rows": rows, "verdict": verdict, "first_row": how, "deviations_checked": m.get("deviations_checked"),
+            "beaten_by": list(m.get("beaten_by") or ())}
 
-    def fig(x, ci):
-        return f"{x:+.5f}" + (f" [{ci[0]:+.5f}, {ci[1]:+.5f}]" if ci is not None else "")
 
-    def sure(r):  # the built-in's gain is resolved: a ratio to it means something
-        return r.get("builtin_ci") is not None and r["builtin_ci"][0] > 0
+def exploitability_lines(tf) -> list[str]:
+    """:func:`exploitability` as aligned lines for ``pvsim strategies``: a row per BR, the table's gain
+    beside the least exploitable built-in's and their ratio, then the verdict by each one's strongest BR."""
+    e = exploitability(tf)
+    if e is None:
+        return ["exploitability not measured"]
+    rows = e["rows"]
 
-    names = {r["builtin"] for r in rows if r.get("builtin")}
+    def fig(x, lo, hi):
+        return f"{x:+.5f}" + (f" [{lo:+.5f}, {hi:+.5f}]" if lo is not None else "")
+
+    names = {r["builtin"] for r in rows if r["builtin"]}
     one = len(names) == 1
     lines = ["exploitability: seat 0's best-response gain a deal, 95% intervals"
              + (f", beside the least exploitable built-in ({next(iter(names))}) under the same best response (BR)"
@@ -137,32 +166,27 @@ def exploitability_lines(tf) -> list[str]:
     lines.append(f"  {'BR':<{width}}   {'the table':<29}" + (f"   {'the built-in':<29}   ratio" if names else ""))
     for r in rows:
         other = ""
-        if r.get("builtin_gain") is not None:
+        if r["builtin_gain"] is not None:
             who = "" if one else f"{r['builtin']} "
-            other = f"   {who}{fig(r['builtin_gain'], r.get('builtin_ci')):<29}"
-            if sure(r):
-                other += f"   {r['gain'] / r['builtin_gain']:.2f}"
-        lines.append(f"  {r['br']:<{width}}   {fig(r['gain'], r['ci']):<29}{other}".rstrip())
-    strongest = max(rows, key=lambda r: r["gain"])
-    judged = [r for r in rows if r.get("builtin_gain") is not None]
-    if judged:
-        ref = max(judged, key=lambda r: r["builtin_gain"])
-        # meets_quarter says whether the built-in's gain is resolved; a built-in without an interval is not
-        ok = (meets_quarter(strongest["ci"][1], ref["builtin_gain"], ref["builtin_ci"][0])
-              if ref.get("builtin_ci") is not None else None)
-        if ok is not None:
-            by = strongest["br"] if ref is strongest else f"{strongest['br']}; the built-in's {ref['br']}"
-            lines.append(f"by each one's strongest BR ({by}): {strongest['gain'] / ref['builtin_gain']:.2f} of "
-                         f"the built-in's gain, upper end {strongest['ci'][1] / ref['builtin_gain']:.2f}: "
-                         + ("at most a quarter, the target met" if ok else "a quarter not shown"))
-        else:
-            lines.append("no BR finds anything sure in the built-in: the quarter target is not resolvable")
-    lines.append(f"(the first row: {how})")
-    beaten = m.get("beaten_by")
-    if beaten:
-        lines.append("BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})" for d in beaten))
-    elif m.get("deviations_checked"):
-        lines.append(f"no built-in deviation of {m['deviations_checked']} beats it")
+            other = f"   {who}{fig(r['builtin_gain'], r['builtin_ci_low'], r['builtin_ci_high']):<29}"
+            if r["ratio"] is not None:
+                other += f"   {r['ratio']:.2f}"
+        lines.append(f"  {r['br']:<{width}}   {fig(r['gain'], r['ci_low'], r['ci_high']):<29}{other}".rstrip())
+    v = e["verdict"]
+    if v is not None and v["quarter_met"] is not None:
+        t, b = rows[v["table_row"]]["br"], rows[v["builtin_row"]]["br"]
+        by = t if v["table_row"] == v["builtin_row"] else f"{t}; the built-in's {b}"
+        lines.append(f"by each one's strongest BR ({by}): {v['ratio']:.2f} of the built-in's gain, upper end "
+                     f"{v['ratio_upper']:.2f}: " + ("at most a quarter, the target met" if v["quarter_met"]
+                                                   else "a quarter not shown"))
+    elif v is not None:
+        lines.append("no BR finds anything sure in the built-in: the quarter target is not resolvable")
+    lines.append(f"(the first row: {e['first_row']})")
+    if e["beaten_by"]:
+        lines.append("BEATEN by " + ", ".join(f"{d['decision']}={d['policy']} ({d['gain']:+.4f})"
+                                              for d in e["beaten_by"]))
+    elif e["deviations_checked"]:
+        lines.append(f"no built-in deviation of {e['deviations_checked']} beats it")
     return lines
 
 
@@ -243,5 +267,5 @@ def make_solved(variant, decision: str):
 register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pvsim strategies GAME` lists them)",
                  make_solved)
 
-__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability_lines", "meets_quarter", "solve_command",
-           "TABLES_DIR"]
+__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "exploitability_lines", "meets_quarter",
+           "solve_command", "TABLES_DIR"]

@@ -142,6 +142,35 @@ def test_strategies_lists_every_decision(capsys):
     assert "slovak" in out and "exchange1" in out and "never" in out
 
 
+def test_strategies_json_is_what_the_text_says(capsys):
+    """``pvsim strategies GAME --json``: every decision with its policies and default, and each shipped
+    table with its exploitability rows and verdict; the text's figures are these, formatted."""
+    code, text, _ = run(capsys, "strategies", "russian")
+    code_j, out, _ = run(capsys, "strategies", "russian", "--json")
+    assert code == code_j == 0
+    (v,) = json.loads(out)
+    assert (v["variant"], v["min_players"]) == ("russian", 2)
+    (place,) = v["decisions"]
+    assert place["name"] == "place" and place["default"] in {p["name"] for p in place["policies"]}
+    assert {"solved", "conceal", "best-gain"} <= {p["name"] for p in place["policies"]}
+    assert sorted(t["players"] for t in v["solved_tables"]) == [3, 4]
+    for t in v["solved_tables"]:
+        e = t["exploitability"]
+        assert Path(t["file"]).exists() and t["decisions"] == ["place"]
+        assert [r["seed"] for r in e["rows"]] == [2024, 2024, 7]  # the solve's check, then each judge seed's
+        verdict = e["verdict"]
+        assert verdict["quarter_met"] is True and verdict["ratio_upper"] <= 0.25
+        best = e["rows"][verdict["table_row"]]
+        assert best["gain"] == max(r["gain"] for r in e["rows"])
+        assert verdict["ratio_upper"] == best["ci_high"] / e["rows"][verdict["builtin_row"]]["builtin_gain"]
+        for r in e["rows"]:  # the text prints each row's figures
+            assert f"{r['br']} " in text and f"{r['gain']:+.5f} [{r['ci_low']:+.5f}, {r['ci_high']:+.5f}]" in text
+        assert f"{verdict['ratio']:.2f} of the built-in's gain, upper end {verdict['ratio_upper']:.2f}" in text
+    assert run(capsys, "strategies", "russian", "--format", "json")[1] == out
+    code, out, _ = run(capsys, "strategies", "holdem", "--json")
+    assert code == 0 and json.loads(out)[0]["decisions"] == [] and json.loads(out)[0]["solved_tables"] == []
+
+
 def test_eval_names_the_hand(capsys):
     code, out, _ = run(capsys, "eval", "Ks Kh Kd 9s 9d 2c 7h")
     assert code == 0 and "kings full of nines" in out
