@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "bound on the field's exploitability, beside that of rollout:K deviations.")
     _add_exploit_options(p)
 
-    p = sub.add_parser("solve", help="fictitious play: a near-equilibrium mixed table every seat plays",
+    p = sub.add_parser("solve", help="fictitious play or sampled CFR+: a near-equilibrium table every seat plays",
                        description="Iterate best responses (pvsim exploit) into a mixed table shared by every "
                                    "seat: each iteration fits one seat's BR to the average table, reports its gain "
                                    "on fresh deals (a lower bound on the table's exploitability) and mixes it in. "
