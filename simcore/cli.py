@@ -562,30 +562,29 @@ def cmd_analyze(args) -> int:
 
 
 def cmd_strategies(args) -> int:
-    from simcore import api
     from simcore.variants import all_variants, get_variant
 
     vs = [get_variant(args.variant)] if args.variant else list(all_variants().values())
+    data = [_strategies_json(v) for v in vs]
     if _wants_json(args):
-        print(json.dumps([_strategies_json(v) for v in vs], indent=2))
+        print(json.dumps(data, indent=2))
         return 0
-    for v in vs:
-        print(f"{v.name}: {v.title} ({v.min_players}-{v.max_players} players)")
-        if not v.decisions:
+    for v in data:  # the text: the same data, printed
+        print(f"{v['variant']}: {v['title']} ({v['min_players']}-{v['max_players']} players)")
+        if not v["decisions"]:
             print("  no decisions (every deal plays itself out)")
-        for d in v.decisions:
-            default = api.default_policy(v, d.name)
-            print(f"  {d.name}: {d.description}")
-            for name, entry in api.policies(v, d.name).items():
-                mark = " (default)" if name == default else ""
-                print(f"    {name:<18} {entry.description}{mark}")
+        for d in v["decisions"]:
+            print(f"  {d['name']}: {d['description']}")
+            for p in d["policies"]:
+                mark = " (default)" if p["name"] == d["default"] else ""
+                print(f"    {p['name']:<18} {p['description']}{mark}")
         _print_shipped(v)
         print()
     return 0
 
 
 def _strategies_json(v) -> dict:
-    """What ``pvsim strategies`` prints for ``v``, as data: each decision's policies, and each shipped
+    """What ``pvsim strategies`` says of ``v``, as data: each decision's policies, and each shipped
     solved table with its exploitability rows and verdict (:func:`strategies.solved.exploitability`)."""
     from simcore import api
     from strategies.solved import exploitability, shipped_tables
@@ -600,21 +599,21 @@ def _strategies_json(v) -> dict:
             "decisions": decisions, "solved_tables": tables}
 
 
-def _print_shipped(v) -> None:
-    """The solved tables shipped for ``v`` (the policy ``solved``), with their exploitability."""
-    from strategies.solved import exploitability_lines, shipped_tables
+def _print_shipped(v: dict) -> None:
+    """The solved tables shipped for a variant (the policy ``solved``), with their exploitability, from
+    :func:`_strategies_json`'s data."""
+    from strategies.solved import format_exploitability
 
-    found = shipped_tables(v.name)
-    if not v.decisions:
+    if not v["decisions"]:
         return
-    if not found:
-        print("  solved tables shipped: none (make one with `pvsim solve " + v.name + " --players P`)")
+    if not v["solved_tables"]:
+        print("  solved tables shipped: none (make one with `pvsim solve " + v["variant"] + " --players P`)")
         return
     print("  solved tables shipped (policy `solved`):")
-    for tf in found:
-        opts = f", options {tf.options}" if tf.options else ""
-        first, *rest = exploitability_lines(tf)
-        print(f"    {tf.n_players} players{opts}, {tf.abstraction} buckets, {'+'.join(tf.decisions)}: {first}")
+    for t in v["solved_tables"]:
+        opts = f", options {t['options']}" if t["options"] else ""
+        first, *rest = format_exploitability(t["exploitability"])
+        print(f"    {t['players']} players{opts}, {t['abstraction']} buckets, {'+'.join(t['decisions'])}: {first}")
         for line in rest:
             print("      " + line)
 

@@ -146,9 +146,13 @@ def exploitability(tf) -> dict | None:
 
 
 def exploitability_lines(tf) -> list[str]:
-    """:func:`exploitability` as aligned lines for ``pvsim strategies``: a row per BR, the table's gain
-    beside the least exploitable built-in's and their ratio, then the verdict by each one's strongest BR."""
-    e = exploitability(tf)
+    """:func:`exploitability` as aligned lines for ``pvsim strategies`` (:func:`format_exploitability`)."""
+    return format_exploitability(exploitability(tf))
+
+
+def format_exploitability(e: dict | None) -> list[str]:
+    """What :func:`exploitability` returns, as aligned lines: a row per BR, the table's gain beside the
+    least exploitable built-in's and their ratio, then the verdict by each one's strongest BR."""
     if e is None:
         return ["exploitability not measured"]
     rows = e["rows"]
@@ -267,5 +271,5 @@ def make_solved(variant, decision: str):
 register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pvsim strategies GAME` lists them)",
                  make_solved)
 
-__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "exploitability_lines", "meets_quarter",
-           "solve_command", "TABLES_DIR"]
+__all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "exploitability_lines",
+           "format_exploitability", "meets_quarter", "solve_command", "TABLES_DIR"]
