@@ -29,8 +29,8 @@ NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 
 # The tables of each game's section "## The solved strategy".
 SOLVED_FRAMES = {
-    "solved_verdict": {"players", "abstraction", "deals", "gain", "ci_low", "ci_high", "builtin", "builtin_gain",
-                       "builtin_ci_low", "builtin_ci_high", "ratio", "ratio_upper", "quarter"},
+    "solved_verdict": {"players", "seed", "abstraction", "deals", "gain", "ci_low", "ci_high", "builtin",
+                       "builtin_gain", "builtin_ci_low", "builtin_ci_high", "ratio", "ratio_upper", "quarter"},
     "solved_field": {"players", "deviation", "n", "gain", "gain_ci_low", "gain_ci_high"},
     "solved_overall": {"chart", "players", "decision", "heuristic", "n", "disagree", "gain", "gain_ci_low",
                        "gain_ci_high"},
