@@ -165,7 +165,9 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
     g = p.add_argument_group("where it runs")
     g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
                    help="threads or processes that play blocks (default: all cores)")
-    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None, help="where blocks run")
+    g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
+                   help="where blocks run (default: threads, moving a run that will last more than a few seconds "
+                        "to processes when its strategies can be imported by them); the same numbers on each")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
     g.add_argument("--checkpoint", metavar="FILE", help=checkpoint_help)
     g.add_argument("--resume", metavar="FILE",
@@ -173,7 +175,8 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
     if checkpoint_every:
         g.add_argument("--checkpoint-every", type=float, default=None, metavar="SECONDS",
                        help="seconds between checkpoint saves (default 5)")
-    p.add_argument("--block-size", type=int, default=None, help="deals per block (default 16384)")
+    p.add_argument("--block-size", type=int, default=None,
+                   help="deals per block (default 16384; changes the random stream, so the numbers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _variant_flags(p, situations=False)
 
@@ -186,7 +189,8 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("variant", help=", ".join(variant_classes()))
     p.add_argument("--players", "-n", type=int, default=2, help="players at the table (default 2)")
     p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
-                   help=f"best responses fitted and measured (default {DEFAULT_ITERATIONS})")
+                   help=f"best responses fitted and measured, in all: a resumed run goes on to this count "
+                        f"(default {DEFAULT_ITERATIONS})")
     p.add_argument("--target", type=float, default=None, metavar="EPS",
                    help="stop once a measured gain's upper 95%% end is at most EPS (per deal)")
     p.add_argument("--abstraction", default="coarse", help="the game's information abstraction: coarse, medium "
@@ -218,7 +222,8 @@ def _add_solve_options(p: argparse.ArgumentParser) -> None:
                    help="a BR bucket departs from the average when its gain is ahead at this level (default 0.5)")
     p.add_argument("--out", "-o", default="solved.npz",
                    help="the table file (default solved.npz; play it with table:FILE); the convergence chart and "
-                        "the iteration log go beside it (.png, .json)")
+                        "the iteration log go beside it (its name with .png and .json: neither may be the "
+                        "checkpoint)")
     _json_flags(p)
     _add_fit_options(p, "save the state here after every iteration", checkpoint_every=False)
 
@@ -602,7 +607,7 @@ def _strategies_json(v) -> dict:
 def _print_shipped(v: dict) -> None:
     """The solved tables shipped for a variant (the policy ``solved``), with their exploitability, from
     :func:`_strategies_json`'s data."""
-    from strategies.solved import format_exploitability
+    from strategies.solved import format_exploitability, format_options
 
     if not v["decisions"]:
         return
@@ -611,7 +616,7 @@ def _print_shipped(v: dict) -> None:
         return
     print("  solved tables shipped (policy `solved`):")
     for t in v["solved_tables"]:
-        opts = f", options {t['options']}" if t["options"] else ""
+        opts = f" ({format_options(t['options'])})" if t["options"] else ""
         first, *rest = format_exploitability(t["exploitability"])
         print(f"    {t['players']} players{opts}, {t['abstraction']} buckets, {'+'.join(t['decisions'])}: {first}")
         for line in rest:
@@ -818,6 +823,17 @@ def _check_flags(args) -> None:
     at_least("--deals", getattr(args, "deals", None), 1)
     at_least("--block-size", getattr(args, "block_size", None), 1)
     at_least("--min-deals", getattr(args, "min_deals", None), 0)
+    at_least("--eval-deals", getattr(args, "eval_deals", None), 1)
+    at_least("--start-weight", getattr(args, "start_weight", None), 0)
+    at_least("--measure-every", getattr(args, "measure_every", None), 1)
+    if getattr(args, "measure_every", None) is not None and getattr(args, "method", "cfr") != "cfr":
+        raise ValueError(f"--measure-every {args.measure_every} is for --method cfr: fictitious play "
+                         f"(--method {args.method}) measures every iteration")
+    if getattr(args, "validate", False) and getattr(args, "deals", None) is not None:
+        block = args.block_size if getattr(args, "block_size", None) is not None else 1 << 14
+        if args.deals <= block:
+            raise ValueError(f"--validate holds out every other block of the fitting deals, so it needs more "
+                             f"than one block: --deals {args.deals:,} is not above --block-size {block:,}")
     if args.command == "demo":
         at_least("--hands", args.hands, 1)
     precision = getattr(args, "precision", None)

@@ -51,6 +51,7 @@ import json
 import math
 import os
 import time
+import zipfile
 from dataclasses import dataclass, field as dc_field
 from functools import partial
 
@@ -364,14 +365,20 @@ def load_checkpoint(path) -> SolveState:
     checksum, sep, body = rest.partition(b"\n")
     if not sep or hashlib.sha256(body).hexdigest().encode() != checksum:
         raise ValueError(f"solve checkpoint {path!r} is damaged: its checksum does not match its contents")
-    with np.load(io.BytesIO(body), allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"]))
-        avg = {d: z[f"avg_{d}"] for d in meta["decisions"]}
-        weight = {d: z[f"weight_{d}"] for d in meta["decisions"]}
-        start = ({d: z[f"start_{d}"] for d in meta["decisions"]} if f"start_{meta['decisions'][0]}" in z.files
-                 else None)
-        cfr = ({k: {d: z[f"{k}_{d}"] for d in meta["decisions"]} for k in CFR_ARRAYS}
-               if f"regret_{meta['decisions'][0]}" in z.files else None)
+    if not zipfile.is_zipfile(io.BytesIO(body)):  # numpy would call it pickled data: say what it is not
+        raise ValueError(f"solve checkpoint {path!r} is damaged: its body is not an .npz archive")
+    try:
+        with np.load(io.BytesIO(body), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            avg = {d: z[f"avg_{d}"] for d in meta["decisions"]}
+            weight = {d: z[f"weight_{d}"] for d in meta["decisions"]}
+            start = ({d: z[f"start_{d}"] for d in meta["decisions"]} if f"start_{meta['decisions'][0]}" in z.files
+                     else None)
+            cfr = ({k: {d: z[f"{k}_{d}"] for d in meta["decisions"]} for k in CFR_ARRAYS}
+                   if f"regret_{meta['decisions'][0]}" in z.files else None)
+    except (ValueError, KeyError, IndexError, TypeError, OSError, EOFError, zipfile.BadZipFile) as e:
+        raise ValueError(f"solve checkpoint {path!r} is damaged: its body is not the arrays a solve saves "
+                         f"({type(e).__name__}: {e})") from None
     return SolveState(meta["settings"], avg, weight, int(meta["iteration"]), meta["log"], start, cfr)
 
 
@@ -540,6 +547,9 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if measure_every is not None:
         measure_every = check_whole(measure_every, 1, "measure_every must be a positive integer")
+        if method != "cfr":
+            raise ValueError(f"measure_every is sampled CFR+'s (method 'cfr'); fictitious play (method {method!r}) "
+                             f"measures every iteration, got measure_every {measure_every}")
     start_weight = check_whole(start_weight, 0, "start_weight must be a whole number, 0 or more")
     if keep not in KEEPS:
         raise ValueError(f"keep must be one of {', '.join(KEEPS)}, got {keep!r}")
@@ -568,6 +578,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
     if resume is not None and checkpoint is None:  # a resumed run goes on saving where it was saved
         checkpoint = resume
         check_writable(checkpoint, "resume")
+    _check_distinct_files(out, chart, log_json, checkpoint, resume)
     reg = _registry()
     init_seat = reg.lineup(v, P, init, init)[0]
     init_label = reg.spec_label(init_seat)
@@ -642,12 +653,13 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
                          checkpoint=os.fspath(checkpoint) if checkpoint is not None else None)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
-        result.files.update(write_outputs(result, out, chart, log_json))
+        write_outputs(result, out, chart, log_json)
     else:
         if chart is not None:
             result.files["chart"] = convergence_chart(result, chart)
         if log_json is not None:
-            result.files["log"] = _write_json(result, log_json)
+            result.files["log"] = os.fspath(log_json)  # before the log is written: it lists itself
+            _write_json(result, log_json)
     return result
 
 
@@ -799,19 +811,59 @@ def table_meta(result: SolveResult) -> dict:
             **({"fit": result.fit} if result.fit != "backward" else {})}
 
 
+def output_paths(out=None, chart=None, log_json=None) -> dict:
+    """The files a run writes: the table ``out``, and its chart and log (by default beside ``out``,
+    its name with .png and .json); a part neither named nor implied by ``out`` is left out."""
+    stem = os.path.splitext(os.fspath(out))[0] if out is not None else None
+    paths = {"table": out,
+             "chart": chart if chart is not None else (f"{stem}.png" if stem is not None else None),
+             "log": log_json if log_json is not None else (f"{stem}.json" if stem is not None else None)}
+    return {k: os.fspath(p) for k, p in paths.items() if p is not None}
+
+
+def _same_file(a, b) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: different files
+        return False
+
+
+def _check_distinct_files(out, chart, log_json, checkpoint, resume) -> None:
+    """Before any work: no file is written twice, and no output lands on the checkpoint (a log named
+    like it would replace it, and the resume would then fail)."""
+    named = {"table": "out (--out)", "chart": "chart", "log": "log_json"}
+    if out is not None:  # the parts out implies: say which name they come from
+        named.update(chart="chart" if chart is not None else "the chart beside out (--out)",
+                     log="log_json" if log_json is not None else "the iteration log beside out (--out)")
+    files = [(named[k], p) for k, p in output_paths(out, chart, log_json).items()]
+    if resume is not None:  # read, then (unless checkpoint names another file) saved to
+        files.append(("resume (--resume)", os.fspath(resume)))
+    if checkpoint is not None and (resume is None or not _same_file(checkpoint, resume)):
+        files.append(("checkpoint (--checkpoint)", os.fspath(checkpoint)))
+    for i, (what, path) in enumerate(files):
+        for other, path2 in files[:i]:
+            if _same_file(path, path2):
+                beside = "beside out" in what and "beside out" not in other  # out itself ends .png or .json
+                raise ValueError(f"{other} and {what} are the same file, {path2!r}: one would overwrite the "
+                                 f"other; " + ("the chart and the log take out's name with .png and .json, so "
+                                               "give out a name ending .npz" if beside else "name them apart"))
+
+
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
     """The table (``table:FILE``), the convergence chart and the iteration log; returns their paths."""
     from strategies.table import save_table
 
-    out = os.fspath(out)
-    stem = os.path.splitext(out)[0]
-    save_table(out, game=result.variant, options=dict(result.options), n_players=result.n_players,
+    paths = output_paths(out, chart, log_json)
+    files = {k: p for k, p in paths.items() if k != "chart" or result.log}  # no chart without a point
+    result.files.update(files)  # before the log is written: it lists them
+    save_table(paths["table"], game=result.variant, options=dict(result.options), n_players=result.n_players,
                abstraction=result.abstraction, tables=result.tables, fallback=result.init,
                meta=table_meta(result), starts=result.starts)
-    files = {"table": out}
-    if result.log:
-        files["chart"] = convergence_chart(result, chart or f"{stem}.png")
-    files["log"] = _write_json(result, log_json or f"{stem}.json")
+    if "chart" in files:
+        convergence_chart(result, files["chart"])
+    _write_json(result, files["log"])
     return files
 
 
@@ -841,10 +893,14 @@ def convergence_chart(result: SolveResult, path) -> str:
     ax.axhline(0, color="grey", lw=0.8)
     if result.target is not None:
         ax.axhline(result.target, color="tab:red", ls="--", lw=0.8, label=f"target {result.target}")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole
+    if len(it) <= 12:  # a tick at each measured iteration (one point alone would get fractional ones)
+        ax.set_xticks(it)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are whole
     ax.set_xlabel("iteration (seat t mod P best-responds)")
     ax.set_ylabel(f"gain per deal ({result.unit})")
-    ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: {ALGORITHMS[result.method]}")
+    ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: {ALGORITHMS[result.method]}"
+                 + (f" (interrupted after {result.iterations} iterations)" if result.interrupted else ""))
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})

@@ -185,6 +185,8 @@ def parse_spec(variant, spec) -> dict[str, str]:
     if len(bare) > 1:
         raise ValueError(f"policy spec {spec!r} names {len(bare)} policies for every decision "
                          f"({', '.join(map(repr, bare))}); give one")
+    if bare and not v.decisions:  # nothing for it to play: say so rather than play the rules alone
+        raise ValueError(f"{v.title} has no decisions, so policy {bare[0]!r} has nothing to play; leave it out")
     out = {}
     for d, p in items:
         if not isinstance(d, str) or not isinstance(p, str):

@@ -201,10 +201,16 @@ def solve_command(game: str, n_players, options: dict) -> str:
     return f"pvsim solve {game} --players {p}{opts} --out {game}{p}.npz"
 
 
+def format_options(options: dict) -> str:
+    """A game's rule options as a reader writes them: ``scoring pot, lowball off, burn off``."""
+    return ", ".join(f"{k.replace('_', '-')} {('on' if v else 'off') if isinstance(v, bool) else v}"
+                     for k, v in options.items())
+
+
 def _missing(variant, decision, n_players=None, have=()) -> ValueError:
     opts = dict(variant.opts)
     where = f"{variant.name}" + (f" at {n_players} players" if n_players is not None else "") + \
-        (f" with options {opts}" if opts else "")
+        (f" with options {format_options(opts)}" if opts else "")
     have_txt = (f" (shipped: {', '.join(have)})" if have else " (none is shipped for these rules)")
     name = f"{variant.name}{n_players if n_players is not None else 'P'}.npz"
     return ValueError(f"policy solved ({decision}): no solved table is shipped for {where}{have_txt}; make one "
@@ -272,4 +278,4 @@ register_generic("solved", "the shipped near-equilibrium table (pvsim solve; `pv
                  make_solved)
 
 __all__ = ["shipped_tables", "make_solved", "SolvedPolicy", "exploitability", "exploitability_lines",
-           "format_exploitability", "meets_quarter", "solve_command", "TABLES_DIR"]
+           "format_exploitability", "format_options", "meets_quarter", "solve_command", "TABLES_DIR"]

@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import weakref
+import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -316,6 +317,8 @@ def load_table(path) -> TableFile:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ValueError(f"table file {path!r} does not exist")
+    if os.path.isfile(path) and not zipfile.is_zipfile(path):  # numpy would call it pickled data
+        raise ValueError(f"table file {path!r} is not a pvsim table: it is not an .npz archive")
     try:
         with np.load(path, allow_pickle=False) as z:
             files = dict((k, z[k]) for k in z.files)

@@ -183,6 +183,22 @@ def test_eval_names_the_hand(capsys):
     (["simulate", "estonian", "--seat", "x=lowest", "--deals", "10"], "'x=lowest'"),
     (["analyze", "estonian", "--players", "3", "--deals", "10"], "--hand"),
     (["eval", "As As Kd Qd Jd"], "duplicate card As"),
+    # the flag as typed, not the Python parameter behind it
+    (["solve", "estonian", "-n", "3", "--eval-deals", "0"], "--eval-deals must be at least 1, got 0"),
+    (["exploit", "estonian", "-n", "3", "--eval-deals", "-5"], "--eval-deals must be at least 1, got -5"),
+    (["solve", "estonian", "-n", "3", "--start-weight", "-1"], "--start-weight must be at least 0, got -1"),
+    (["solve", "estonian", "-n", "3", "--method", "cfr", "--measure-every", "0"], "--measure-every must be at least"),
+    (["solve", "estonian", "-n", "3", "--measure-every", "4"], "--measure-every 4 is for --method cfr"),
+    (["solve", "estonian", "-n", "3", "--validate", "--deals", "2000"],
+     "--deals 2,000 is not above --block-size 16,384"),
+    (["exploit", "estonian", "-n", "3", "--validate", "--deals", "4096", "--block-size", "4096"],
+     "--deals 4,096 is not above --block-size 4,096"),
+    # a policy for every decision of a game that has none was played as nothing, silently
+    (["simulate", "holdem", "--field", "solved", "--deals", "10"], "Texas Hold'em has no decisions, so policy "
+                                                                    "'solved' has nothing to play"),
+    # rule options as a reader writes them, not a Python dict
+    (["simulate", "tapiola", "-n", "6", "--scoring", "points", "--field", "solved", "--deals", "10"],
+     "with options scoring points, lowball off, burn off (none is shipped"),
 ])
 def test_bad_input_exits_2_naming_the_value(capsys, argv, needle):
     code, out, err = run(capsys, *argv)

@@ -249,6 +249,24 @@ def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
     other.write_bytes(b"hello\n")
     with pytest.raises(ValueError, match="not a pvsim solve checkpoint"):
         solve("duel", 2, iterations=3, resume=other, **kw)
+    # a right header and checksum over a body that is no archive: numpy called it pickled data
+    import hashlib
+
+    from simcore.solve import CHECKPOINT_FORMAT
+    for body, why in ((b"not an archive", "its body is not an .npz archive"),
+                      (_npz(x=np.zeros(2)), "its body is not the arrays a solve saves .KeyError")):
+        forged = tmp_path / "forged.ckpt"
+        forged.write_bytes(CHECKPOINT_FORMAT + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        with pytest.raises(ValueError, match=f"solve checkpoint '.*forged.ckpt' is damaged: {why}"):
+            solve("duel", 2, iterations=3, resume=forged, **kw)
+
+
+def _npz(**arrays) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
 
 
 def test_a_solve_checkpoint_that_is_not_a_regular_file_is_refused_before_reading(tmp_path):
@@ -274,6 +292,8 @@ def test_bad_input_is_a_clear_error(duel):
         solve("duel", 2, iterations=2, out="x.npz", **kw)
     with pytest.raises(ValueError, match="confidence"):
         solve("duel", 2, iterations=2, confidence=1.5, **kw)
+    with pytest.raises(ValueError, match="measure_every is sampled CFR\\+'s .* got measure_every 3"):
+        solve("duel", 2, iterations=2, measure_every=3, **kw)  # fp measures every iteration: it was ignored
 
 
 def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, monkeypatch):
@@ -303,6 +323,79 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, m
         exploit("estonian", 6, abstraction="coarse", out=gone)
     with pytest.raises(AssertionError, match="before its outputs were checked"):  # a good path gets to work
         solve("estonian", 6, iterations=1, abstraction="coarse", out=tmp_path / "t.npz")
+
+
+def test_no_output_lands_on_another_or_on_the_checkpoint(tmp_path, monkeypatch, capsys):
+    """The chart and the log take out's name with .png and .json: an out ending .json or .png, or a
+    checkpoint or resume file named like the log, was overwritten at the end of the run (the table lost,
+    or the checkpoint replaced by the log, so the resume failed). Each is now refused before the work
+    (replaced by an AssertionError to show it never began), naming the two and the file."""
+    import simcore.api
+    from simcore.cli import main
+    from simcore.solve import solve
+
+    def no_work():
+        raise AssertionError("the run started before its outputs were checked")
+
+    monkeypatch.setattr(simcore.api, "_registry", no_work)
+    t = lambda name: tmp_path / name  # noqa: E731
+    clashes = [
+        (dict(out=t("x.json")), r"out \(--out\) and the iteration log beside out .* same file, '.*x\.json'.*"
+                                r"ending \.npz"),
+        (dict(out=t("x.png")), r"out \(--out\) and the chart beside out .* same file"),
+        (dict(out=t("c.npz"), checkpoint=t("c.json")), r"iteration log beside out \(--out\) and checkpoint "
+                                                        r"\(--checkpoint\) are the same file.*name them apart"),
+        (dict(out=t("r.npz"), resume=t("r.json")), r"iteration log beside out \(--out\) and resume \(--resume\)"),
+        (dict(out=t("a.npz"), checkpoint=t("a.npz")), r"out \(--out\) and checkpoint"),
+        (dict(out=t("a.npz"), log_json=t("b.json"), chart=t("b.json")), r"chart and log_json are the same file"),
+        (dict(out=t("a.npz"), checkpoint=t("k.ckpt"), resume=t("a.png")), r"chart beside out .* and resume"),
+        (dict(chart=t("k.ckpt"), checkpoint=t("k.ckpt")), r"chart and checkpoint"),
+    ]
+    for kw, message in clashes:
+        with pytest.raises(ValueError, match=message):
+            solve("estonian", 6, iterations=1, abstraction="coarse", **kw)
+    for kw in (dict(out=t("a.npz"), checkpoint=t("a.ckpt")), dict(resume=t("a.ckpt")),
+               dict(out=t("a.npz"), resume=t("a.ckpt"), checkpoint=t("a.ckpt"))):
+        with pytest.raises(AssertionError, match="before its outputs were checked"):  # apart: the work starts
+            solve("estonian", 6, iterations=1, abstraction="coarse", **kw)
+    # the command line says it in one line, and writes nothing
+    assert main(["solve", "estonian", "-n", "3", "--out", str(t("c.npz")), "--checkpoint", str(t("c.json"))]) == 2
+    assert "pvsim solve: error: the iteration log beside out (--out) and checkpoint" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_log_lists_the_files_written_and_the_chart_ticks_the_measured_iterations(tmp_path):
+    """The iteration log beside the table listed no files ({}) while --json gave them; the chart of a
+    short run got fractional ticks (one point: -0.04 ... 0.04); an interrupted run's chart says so."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from simcore.solve import convergence_chart, solve
+
+    out = tmp_path / "e.npz"
+    r = solve("estonian", 3, iterations=1, deals_per_iteration=4096, eval_deals=4096, block_size=2048, seed=3,
+              executor="threads", workers=1, out=out)
+    files = {"table": str(out), "chart": str(tmp_path / "e.png"), "log": str(tmp_path / "e.json")}
+    assert r.files == files and json.loads((tmp_path / "e.json").read_text())["files"] == files
+    seen = {}
+    real_savefig = plt.Figure.savefig
+
+    def spy(fig, *a, **k):
+        ax = fig.axes[0]
+        seen.update(ticks=list(ax.get_xticks()), title=ax.get_title())
+        return real_savefig(fig, *a, **k)
+
+    plt.Figure.savefig = spy
+    try:
+        convergence_chart(r, tmp_path / "one.png")
+        assert seen["ticks"] == [0] and "interrupted" not in seen["title"]
+        r.stopped = "interrupted"
+        convergence_chart(r, tmp_path / "cut.png")
+        assert seen["title"].endswith("(interrupted after 1 iterations)")
+    finally:
+        plt.Figure.savefig = real_savefig
 
 
 def test_a_start_of_weight_zero_is_the_average_of_the_best_responses(exact, tmp_path):
