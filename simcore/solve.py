@@ -833,22 +833,21 @@ def _same_file(a, b) -> bool:
 def _check_distinct_files(out, chart, log_json, checkpoint, resume) -> None:
     """Before any work: no file is written twice, and no output lands on the checkpoint (a log named
     like it would replace it, and the resume would then fail)."""
-    named = {"table": "out (--out)", "chart": "chart", "log": "log_json"}
-    if out is not None:  # the parts out implies: say which name they come from
-        named.update(chart="chart" if chart is not None else "the chart beside out (--out)",
-                     log="log_json" if log_json is not None else "the iteration log beside out (--out)")
-    files = [(named[k], p) for k, p in output_paths(out, chart, log_json).items()]
+    implied = {"chart": chart is None, "log": log_json is None}  # out's name with .png, .json
+    named = {"table": "out (--out)", "chart": "the chart beside out (--out)" if implied["chart"] else "chart",
+             "log": "the iteration log beside out (--out)" if implied["log"] else "log_json"}
+    files = [(k, named[k], p) for k, p in output_paths(out, chart, log_json).items()]
     if resume is not None:  # read, then (unless checkpoint names another file) saved to
-        files.append(("resume (--resume)", os.fspath(resume)))
+        files.append(("resume", "resume (--resume)", os.fspath(resume)))
     if checkpoint is not None and (resume is None or not _same_file(checkpoint, resume)):
-        files.append(("checkpoint (--checkpoint)", os.fspath(checkpoint)))
-    for i, (what, path) in enumerate(files):
-        for other, path2 in files[:i]:
+        files.append(("checkpoint", "checkpoint (--checkpoint)", os.fspath(checkpoint)))
+    for i, (kind, what, path) in enumerate(files):
+        for other_kind, other, path2 in files[:i]:
             if _same_file(path, path2):
-                beside = "beside out" in what and "beside out" not in other  # out itself ends .png or .json
+                own_name = other_kind == "table" and implied.get(kind)  # out itself ends .png or .json
                 raise ValueError(f"{other} and {what} are the same file, {path2!r}: one would overwrite the "
                                  f"other; " + ("the chart and the log take out's name with .png and .json, so "
-                                               "give out a name ending .npz" if beside else "name them apart"))
+                                               "give out a name ending .npz" if own_name else "name them apart"))
 
 
 def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
@@ -900,7 +899,8 @@ def convergence_chart(result: SolveResult, path) -> str:
     ax.set_xlabel("iteration (seat t mod P best-responds)")
     ax.set_ylabel(f"gain per deal ({result.unit})")
     ax.set_title(f"{result.variant} {result.n_players}p, {result.abstraction}: {ALGORITHMS[result.method]}"
-                 + (f" (interrupted after {result.iterations} iterations)" if result.interrupted else ""))
+                 + (f" (interrupted after {result.iterations} iteration{'s' if result.iterations != 1 else ''})"
+                    if result.interrupted else ""))
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})

@@ -393,7 +393,7 @@ def test_the_log_lists_the_files_written_and_the_chart_ticks_the_measured_iterat
         assert seen["ticks"] == [0] and "interrupted" not in seen["title"]
         r.stopped = "interrupted"
         convergence_chart(r, tmp_path / "cut.png")
-        assert seen["title"].endswith("(interrupted after 1 iterations)")
+        assert seen["title"].endswith("(interrupted after 1 iteration)")
     finally:
         plt.Figure.savefig = real_savefig
 
