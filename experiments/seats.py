@@ -1,0 +1,168 @@
+"""Every seat's best response to the shipped ``solved`` tables, beside each game's least
+exploitable built-in: is any seat more exploitable than seat 0, and what NashConv comes to.
+
+Every exploitability figure pvsim prints about its tables (the solve's log, the judges of
+``results/solve/finer.md``, ``pvsim strategies``) is seat 0's best-response (BR) gain. The seats
+are not alike: the buckets hold the seat's position in Slovak, Sviten and Russian, and the rules
+treat seats differently everywhere (the order of exchanges and discards, who passes to whom). So
+another seat may find more. This script fits a BR at every seat under the common coarse BR that
+each table's metadata records first (its fitting and fresh deals, seed 2024), against a field of
+``solved`` and against a field of the game's least exploitable built-in, and reports:
+
+- each seat's gain with its 95% interval;
+- their sum, an estimate of NashConv (a lower bound, as each seat's figure is), with the
+  interval ``pvsim exploit`` gives for the mean, times the seats;
+- the ratio of the two sums, table over built-in, where the built-in's is resolved.
+
+Each measurement is written to ``results/solve/seats.json`` as it completes, and a rerun skips
+those already there with the same settings, so an interrupted run resumes where it stopped.
+``results/solve/seats.md`` is the table.
+
+    python -m experiments.seats                          # every shipped table, its recorded budget
+    python -m experiments.seats --games russian:3 --deals 8192 --eval-deals 8192
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "results" / "solve"
+
+
+ORDER = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
+
+
+def plans(games=None, deals=None, eval_deals=None, seed=None) -> list[dict]:
+    """One plan a shipped table: its game, players, rules, the two fields and the BR's budget
+    (the first exploitability row of its metadata unless overridden)."""
+    from strategies.solved import exploitability, shipped_tables
+
+    want = list(ORDER) if games is None else list(games)
+    tables = {f"{tf.game}:{tf.n_players}": tf for tf in shipped_tables()}
+    missing = [g for g in want if g not in tables]
+    if missing:
+        raise SystemExit(f"no shipped table for {', '.join(missing)}; shipped: {', '.join(sorted(tables))}")
+    out = []
+    for g in want:
+        tf = tables[g]
+        first = exploitability(tf)["rows"][0]
+        out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options),
+                    "fields": ["solved", first["builtin"]],
+                    "deals": deals or first["deals"], "eval_deals": eval_deals or first["eval_deals"],
+                    "seed": first["seed"] if seed is None else seed})
+    return out
+
+
+def key(r: dict, field=None) -> tuple:
+    """A measurement's identity: game, players, field, fitting and fresh deals, seed."""
+    return (r["game"], r["players"], field or r["field"], r["deals"], r["eval_deals"], r["seed"])
+
+
+def measure(plan: dict, field: str, workers=None) -> dict:
+    """Every seat's coarse BR against ``field`` at every other seat: gains, and their sum."""
+    from simcore.exploit import exploit
+
+    t0 = time.perf_counter()
+    r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
+                eval_deals=plan["eval_deals"], abstraction="coarse", seed=plan["seed"],
+                options=plan["options"] or None, rollout=0, workers=workers)
+    d = r.to_dict()
+    P = plan["players"]
+    mean = d["mean"]
+    return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
+            "abstraction": "coarse", "deals": plan["deals"], "eval_deals": plan["eval_deals"], "seed": plan["seed"],
+            "unit": d["unit"],
+            "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
+            "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
+            "wall_s": round(time.perf_counter() - t0, 1)}
+
+
+def _load(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["rows"] if path.exists() else []
+
+
+def _save(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+    tmp.replace(path)  # a whole file or the old one, never half of one
+
+
+def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
+    """The sums' ratio and its upper end (the table's upper 95% end over the built-in's sum), or
+    None where the built-in's sum is not resolved (its interval reaches zero)."""
+    if builtin["sum"]["ci_low"] <= 0:
+        return None
+    return table["sum"]["gain"] / builtin["sum"]["gain"], table["sum"]["ci_high"] / builtin["sum"]["gain"]
+
+
+def render(rows: list[dict]) -> str:
+    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of ORDER."""
+    def cell(g):
+        return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
+
+    groups: dict[tuple, dict] = {}
+    for r in rows:
+        groups.setdefault(key(r)[:2] + key(r)[3:], {})["table" if r["field"] == "solved" else "builtin"] = r
+    rank = {g: i for i, g in enumerate(ORDER)}
+    lines = ["# Every seat's best response to the shipped `solved` tables", "",
+             "Made by `python -m experiments.seats`. Each seat's coarse best response (BR), fitted and measured "
+             "against a field that plays the policy at every other seat, with the budget and seed of the first "
+             "BR each table's metadata records (the one `pvsim strategies` prints first); gain per deal in the "
+             "game's unit, 95% intervals. The sum over the seats estimates NashConv (zero exactly at a Nash "
+             "equilibrium); like each seat's figure it is a lower bound: a finer BR may find more.", ""]
+    for (game, P, deals, eval_deals, seed), pair in sorted(
+            groups.items(), key=lambda kv: (rank.get(f"{kv[0][0]}:{kv[0][1]}", len(rank)), kv[0])):
+        t, b = pair.get("table"), pair.get("builtin")
+        if t is None or b is None:
+            continue
+        lines += [f"## {game}, {P} players", "",
+                  f"BR: coarse, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
+                  f"{t['unit']}.", "",
+                  "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",
+                  "|---|" + "---|" * (P + 1)]
+        for r in (t, b):
+            name = "`solved`" if r["field"] == "solved" else f"`{r['field']}`"
+            lines.append(f"| {name} | " + " | ".join(cell(s) for s in r["seats"]) + f" | {cell(r['sum'])} |")
+        top = max(t["seats"], key=lambda s: s["gain"])
+        q = ratio(t, b)
+        lines += ["", f"`solved`'s largest seat: seat {top['seat']}, {cell(top)}; seat 0's: {cell(t['seats'][0])}. "
+                  + (f"Sum over sum: {q[0]:.2f} (upper end {q[1]:.2f})." if q is not None
+                     else "The built-in's sum is not resolved (its interval reaches zero): no ratio.")
+                  + (" This BR finds no gain in `solved` (the sum's interval lies below zero)."
+                     if t["sum"]["ci_high"] <= 0 else ""), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", help="game:players,... (default: every shipped table)")
+    ap.add_argument("--deals", type=int, help="fitting deals a stage (default: each table's recorded BR)")
+    ap.add_argument("--eval-deals", type=int, help="fresh deals (default: each table's recorded BR)")
+    ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
+    ap.add_argument("--workers", type=int, help="worker threads (default: every core)")
+    ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
+    args = ap.parse_args(argv)
+    plan_list = plans(args.games.split(",") if args.games else None, args.deals, args.eval_deals, args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "seats.json"
+    rows = _load(path)
+    for p in plan_list:
+        for field in p["fields"]:
+            if any(key(r) == key(p, field) for r in rows):
+                print(f"{p['game']}:{p['players']} {field}: already measured", flush=True)
+                continue
+            r = measure(p, field, args.workers)
+            rows.append(r)
+            _save(path, rows)
+            print(f"{p['game']}:{p['players']} {field}: sum {r['sum']['gain']:+.5f} "
+                  f"[{r['sum']['ci_low']:+.5f}, {r['sum']['ci_high']:+.5f}] ({r['wall_s']} s)", flush=True)
+    (args.out / "seats.md").write_text(render(rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

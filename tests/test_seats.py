@@ -1,0 +1,46 @@
+"""experiments.seats: every seat's BR to a shipped table and to its built-in, their sum, the
+ratio; a rerun skips what is measured. A tiny budget (Russian at 3 players, 4,096 deals): the
+figures are checked against their own parts, not against values."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypatch, capsys):
+    import experiments.seats as seats
+
+    argv = ["--games", "russian:3", "--deals", "4096", "--eval-deals", "4096", "--workers", "1", "--out", str(tmp_path)]
+    assert seats.main(argv) == 0
+    rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
+    assert [r["field"] for r in rows] == ["solved", "place=conceal"]  # the table's recorded built-in
+    for r in rows:
+        assert [s["seat"] for s in r["seats"]] == [0, 1, 2] and (r["deals"], r["eval_deals"]) == (4096, 4096)
+        assert r["seed"] == 2024  # the recorded BR's seed
+        # the sum is the seats' gains added up (exploit's mean times the seats)
+        assert r["sum"]["gain"] == pytest.approx(sum(s["gain"] for s in r["seats"]), abs=1e-12)
+        assert r["sum"]["ci_low"] <= r["sum"]["gain"] <= r["sum"]["ci_high"]
+    md = (tmp_path / "seats.md").read_text()
+    assert "## russian, 3 players" in md and "| field | seat 0 | seat 1 | seat 2 | sum (NashConv, lower bound) |" in md
+    assert md.count("| `solved` |") == 1 and "| `place=conceal` |" in md
+
+    def no_measure(*a, **k):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(seats, "measure", no_measure)
+    capsys.readouterr()
+    assert seats.main(argv) == 0  # everything is there: nothing is fitted again
+    assert capsys.readouterr().out.count("already measured") == 2
+    with pytest.raises(SystemExit, match="no shipped table for estonian:5"):
+        seats.main(["--games", "estonian:5", "--out", str(tmp_path)])
+
+
+def test_the_ratio_needs_a_resolved_built_in():
+    from experiments.seats import ratio
+
+    def row(g, lo, hi):
+        return {"sum": {"gain": g, "ci_low": lo, "ci_high": hi}}
+
+    assert ratio(row(0.001, 0.0, 0.002), row(0.004, 0.003, 0.005)) == pytest.approx((0.25, 0.5))
+    assert ratio(row(0.001, 0.0, 0.002), row(0.004, -0.001, 0.009)) is None
