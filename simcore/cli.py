@@ -75,6 +75,10 @@ def _variant_flags(p: argparse.ArgumentParser, situations: bool = True) -> None:
                        help=f"{'/'.join(owners)}: {f.help}" if situations else argparse.SUPPRESS)
 
 
+EXECUTOR_HELP = ("where blocks run (default: threads, moving a run that will last more than a few seconds to "
+                 "processes when its strategies can be imported by them)")
+
+
 def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     from simcore.variants import variant_classes
 
@@ -96,8 +100,7 @@ def _add_run_options(p: argparse.ArgumentParser, deals_default: int) -> None:
     g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
                    help="threads or processes that play blocks (default: all cores); --threads is an alias")
     g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
-                   help="where blocks run (default: threads, moving a run that will last more than a "
-                        "few seconds to processes when its strategies can be imported by them)")
+                   help=EXECUTOR_HELP)
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="send the blocks to this Dask scheduler (implies --executor dask)")
     g.add_argument("--checkpoint", metavar="FILE",
@@ -166,8 +169,7 @@ def _add_fit_options(p: argparse.ArgumentParser, checkpoint_help: str, checkpoin
     g.add_argument("--workers", "-w", "--threads", "-t", dest="workers", type=int, default=None, metavar="N",
                    help="threads or processes that play blocks (default: all cores)")
     g.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
-                   help="where blocks run (default: threads, moving a run that will last more than a few seconds "
-                        "to processes when its strategies can be imported by them); the same numbers on each")
+                   help=EXECUTOR_HELP + "; the same numbers on each")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="send the blocks to this Dask scheduler")
     g.add_argument("--checkpoint", metavar="FILE", help=checkpoint_help)
     g.add_argument("--resume", metavar="FILE",
@@ -830,7 +832,9 @@ def _check_flags(args) -> None:
         raise ValueError(f"--measure-every {args.measure_every} is for --method cfr: fictitious play "
                          f"(--method {args.method}) measures every iteration")
     if getattr(args, "validate", False) and getattr(args, "deals", None) is not None:
-        block = args.block_size if getattr(args, "block_size", None) is not None else 1 << 14
+        from simcore.engine.blocks import DEFAULT_BLOCK
+
+        block = args.block_size if getattr(args, "block_size", None) is not None else DEFAULT_BLOCK
         if args.deals <= block:
             raise ValueError(f"--validate holds out every other block of the fitting deals, so it needs more "
                              f"than one block: --deals {args.deals:,} is not above --block-size {block:,}")
