@@ -105,7 +105,8 @@ def render(rows: list[dict]) -> str:
 
     groups: dict[tuple, dict] = {}
     for r in rows:
-        groups.setdefault(key(r)[:2] + key(r)[3:], {})["table" if r["field"] == "solved" else "builtin"] = r
+        budget = (r["game"], r["players"], r["deals"], r["eval_deals"], r["seed"])  # key(r) less the field
+        groups.setdefault(budget, {})["table" if r["field"] == "solved" else "builtin"] = r
     rank = {g: i for i, g in enumerate(ORDER)}
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's coarse best response (BR), fitted and measured "
