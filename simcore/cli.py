@@ -833,11 +833,10 @@ def _check_flags(args) -> None:
                          f"(--method {args.method}) measures every iteration")
     if getattr(args, "validate", False) and getattr(args, "deals", None) is not None:
         from simcore.engine.blocks import DEFAULT_BLOCK
+        from simcore.engine.checks import check_validate_blocks
 
         block = args.block_size if getattr(args, "block_size", None) is not None else DEFAULT_BLOCK
-        if args.deals <= block:
-            raise ValueError(f"--validate holds out every other block of the fitting deals, so it needs more "
-                             f"than one block: --deals {args.deals:,} is not above --block-size {block:,}")
+        check_validate_blocks(True, args.deals, block, deals_name="--deals", block_name="--block-size")
     if args.command == "demo":
         at_least("--hands", args.hands, 1)
     precision = getattr(args, "precision", None)
@@ -858,6 +857,7 @@ def _check_flags(args) -> None:
 def _check_files(args) -> None:
     """--out, --checkpoint and --resume, before any work: named files that can serve, and not one file twice."""
     from simcore.engine.checkpoint import check_path
+    from simcore.engine.checks import same_file
 
     for flag in ("out", "checkpoint", "resume"):
         value = getattr(args, flag, None)
@@ -874,13 +874,7 @@ def _check_files(args) -> None:
     saved_to = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
     if out and saved_to:
         flag = "--checkpoint" if getattr(args, "checkpoint", None) else "--resume"
-        same = os.path.realpath(out) == os.path.realpath(saved_to)
-        if not same:
-            try:
-                same = os.path.samefile(out, saved_to)
-            except OSError:  # one of them does not exist yet: different files
-                pass
-        if same:
+        if same_file(out, saved_to):
             raise ValueError(f"--out {out!r} and {flag} {saved_to!r} are the same file: the output would "
                              f"destroy the checkpoint; give --out another file name")
 

@@ -61,7 +61,8 @@ from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bit
                           with_answers)
 from .engine import is_pure
 from .engine.checkpoint import read_bytes
-from .engine.checks import check_deals, check_seed, check_whole, check_writable, is_real
+from .engine.checks import (check_deals, check_seed, check_validate_blocks, check_whole, check_writable, is_real,
+                            same_file)
 from .engine.stats import Z95
 
 SOLVE_TAG = 0x534F4C56  # "SOLV": the solver's own seed domain
@@ -538,9 +539,7 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         raise ValueError(f"confidence must be a number in [0, 1), got {confidence!r}")
     if not isinstance(validate, (bool, np.bool_)):
         raise TypeError(f"validate must be True or False, got {validate!r}")
-    if validate and deals <= block_size:
-        raise ValueError(f"validate holds out every other block of the fitting deals, so it needs more than one "
-                         f"block: deals_per_iteration {deals:,} is not above block_size {block_size:,}")
+    check_validate_blocks(validate, deals, block_size, deals_name="deals_per_iteration")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
     if method not in METHODS:
@@ -821,15 +820,6 @@ def output_paths(out=None, chart=None, log_json=None) -> dict:
     return {k: os.fspath(p) for k, p in paths.items() if p is not None}
 
 
-def _same_file(a, b) -> bool:
-    if os.path.realpath(a) == os.path.realpath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet: different files
-        return False
-
-
 def _check_distinct_files(out, chart, log_json, checkpoint, resume) -> None:
     """Before any work: no file is written twice, and no output lands on the checkpoint (a log named
     like it would replace it, and the resume would then fail)."""
@@ -839,11 +829,11 @@ def _check_distinct_files(out, chart, log_json, checkpoint, resume) -> None:
     files = [(k, named[k], p) for k, p in output_paths(out, chart, log_json).items()]
     if resume is not None:  # read, then (unless checkpoint names another file) saved to
         files.append(("resume", "resume (--resume)", os.fspath(resume)))
-    if checkpoint is not None and (resume is None or not _same_file(checkpoint, resume)):
+    if checkpoint is not None and (resume is None or not same_file(checkpoint, resume)):
         files.append(("checkpoint", "checkpoint (--checkpoint)", os.fspath(checkpoint)))
     for i, (kind, what, path) in enumerate(files):
         for other_kind, other, path2 in files[:i]:
-            if _same_file(path, path2):
+            if same_file(path, path2):
                 own_name = other_kind == "table" and implied.get(kind)  # out itself ends .png or .json
                 raise ValueError(f"{other} and {what} are the same file, {path2!r}: one would overwrite the "
                                  f"other; " + ("the chart and the log take out's name with .png and .json, so "

@@ -154,6 +154,27 @@ def check_writable(path, what: str = "out") -> str:
     return path
 
 
+def same_file(a, b) -> bool:
+    """Whether two paths name one file: the same path once links are resolved, or (both existing)
+    one file reached two ways, such as a hard link; a path that does not exist yet is another file."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
+def check_validate_blocks(validate: bool, deals: int, block_size: int, deals_name: str = "deals",
+                          block_name: str = "block_size") -> None:
+    """A validated fit holds out every other block, so it needs more than one; ValueError naming
+    the two figures (``deals_name``, ``block_name``: as the caller's user wrote them)."""
+    if validate and deals <= block_size:
+        raise ValueError(f"{'--validate' if deals_name.startswith('--') else 'validate'} holds out every other "
+                         f"block of the fitting deals, so it needs more than one block: {deals_name} "
+                         f"{deals:,} is not above {block_name} {block_size:,}")
+
+
 def check_every(checkpoint_every) -> None:
     """Seconds between checkpoint saves: None (the default) or a positive finite number."""
     if checkpoint_every is not None and (not is_real(checkpoint_every) or not math.isfinite(checkpoint_every)
