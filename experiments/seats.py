@@ -6,8 +6,9 @@ Every exploitability figure pvsim prints about its tables (the solve's log, the 
 are not alike: the buckets hold the seat's position in Slovak, Sviten and Russian, and the rules
 treat seats differently everywhere (the order of exchanges and discards, who passes to whom). So
 another seat may find more. This script fits a BR at every seat under the common coarse BR that
-each table's metadata records first (its fitting and fresh deals, seed 2024), against a field of
-``solved`` and against a field of the game's least exploitable built-in, and reports:
+each table's metadata records first (its fitting and fresh deals, seed 2024), or under the
+buckets and budget given, against a field of ``solved`` and against a field of the game's least
+exploitable built-in, and reports:
 
 - each seat's gain with its 95% interval;
 - their sum, an estimate of NashConv (a lower bound, as each seat's figure is), with the
@@ -20,6 +21,7 @@ those already there with the same settings, so an interrupted run resumes where 
 
     python -m experiments.seats                          # every shipped table, its recorded budget
     python -m experiments.seats --games russian:3 --deals 8192 --eval-deals 8192
+    python -m experiments.seats --games russian:4,russian:3 --abstraction fine --deals 262144
 """
 from __future__ import annotations
 
@@ -35,9 +37,9 @@ OUT = ROOT / "results" / "solve"
 ORDER = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
 
 
-def plans(games=None, deals=None, eval_deals=None, seed=None) -> list[dict]:
-    """One plan a shipped table: its game, players, rules, the two fields and the BR's budget
-    (the first exploitability row of its metadata unless overridden)."""
+def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) -> list[dict]:
+    """One plan a shipped table: its game, players, rules, the two fields and the BR's buckets
+    and budget (coarse, and the first exploitability row of its metadata, unless overridden)."""
     from strategies.solved import exploitability, shipped_tables
 
     want = list(ORDER) if games is None else list(games)
@@ -50,30 +52,35 @@ def plans(games=None, deals=None, eval_deals=None, seed=None) -> list[dict]:
         tf = tables[g]
         first = exploitability(tf)["rows"][0]
         out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options),
-                    "fields": ["solved", first["builtin"]],
+                    "fields": ["solved", first["builtin"]], "abstraction": abstraction or "coarse",
                     "deals": deals or first["deals"], "eval_deals": eval_deals or first["eval_deals"],
                     "seed": first["seed"] if seed is None else seed})
     return out
 
 
+def budget(r: dict) -> tuple:
+    """What a measurement of either field shares: game, players, buckets, fitting and fresh deals, seed."""
+    return (r["game"], r["players"], r["abstraction"], r["deals"], r["eval_deals"], r["seed"])
+
+
 def key(r: dict, field=None) -> tuple:
-    """A measurement's identity: game, players, field, fitting and fresh deals, seed."""
-    return (r["game"], r["players"], field or r["field"], r["deals"], r["eval_deals"], r["seed"])
+    """A measurement's identity: its budget and its field."""
+    return budget(r) + (field or r["field"],)
 
 
 def measure(plan: dict, field: str, workers=None) -> dict:
-    """Every seat's coarse BR against ``field`` at every other seat: gains, and their sum."""
+    """Every seat's BR against ``field`` at every other seat: gains, and their sum."""
     from simcore.exploit import exploit
 
     t0 = time.perf_counter()
     r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
-                eval_deals=plan["eval_deals"], abstraction="coarse", seed=plan["seed"],
+                eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
                 options=plan["options"] or None, rollout=0, workers=workers)
     d = r.to_dict()
     P = plan["players"]
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
-            "abstraction": "coarse", "deals": plan["deals"], "eval_deals": plan["eval_deals"], "seed": plan["seed"],
+            "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"], "seed": plan["seed"],
             "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
@@ -99,28 +106,31 @@ def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
 
 
 def render(rows: list[dict]) -> str:
-    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of ORDER."""
+    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of ORDER
+    (a game's coarse BR first, then the finer ones)."""
     def cell(g):
         return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
 
     groups: dict[tuple, dict] = {}
     for r in rows:
-        budget = (r["game"], r["players"], r["deals"], r["eval_deals"], r["seed"])  # key(r) less the field
-        groups.setdefault(budget, {})["table" if r["field"] == "solved" else "builtin"] = r
+        groups.setdefault(budget(r), {})["table" if r["field"] == "solved" else "builtin"] = r
     rank = {g: i for i, g in enumerate(ORDER)}
+    fineness = {"coarse": 0, "medium": 1, "fine": 2}
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
-             "Made by `python -m experiments.seats`. Each seat's coarse best response (BR), fitted and measured "
-             "against a field that plays the policy at every other seat, with the budget and seed of the first "
-             "BR each table's metadata records (the one `pvsim strategies` prints first); gain per deal in the "
+             "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
+             "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
+             "first BR each table's metadata records (the one `pvsim strategies` prints first), and, where a "
+             "section says so, finer buckets or another budget; gain per deal in the "
              "game's unit, 95% intervals. The sum over the seats estimates NashConv (zero exactly at a Nash "
              "equilibrium); like each seat's figure it is a lower bound: a finer BR may find more.", ""]
-    for (game, P, deals, eval_deals, seed), pair in sorted(
-            groups.items(), key=lambda kv: (rank.get(f"{kv[0][0]}:{kv[0][1]}", len(rank)), kv[0])):
+    for (game, P, abstraction, deals, eval_deals, seed), pair in sorted(
+            groups.items(), key=lambda kv: (rank.get(f"{kv[0][0]}:{kv[0][1]}", len(rank)),
+                                            fineness.get(kv[0][2], len(fineness)), kv[0])):
         t, b = pair.get("table"), pair.get("builtin")
         if t is None or b is None:
             continue
-        lines += [f"## {game}, {P} players", "",
-                  f"BR: coarse, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
+        lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR"), "",
+                  f"BR: {abstraction}, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
                   f"{t['unit']}.", "",
                   "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",
                   "|---|" + "---|" * (P + 1)]
@@ -143,11 +153,14 @@ def main(argv=None) -> int:
     ap.add_argument("--games", help="game:players,... (default: every shipped table)")
     ap.add_argument("--deals", type=int, help="fitting deals a stage (default: each table's recorded BR)")
     ap.add_argument("--eval-deals", type=int, help="fresh deals (default: each table's recorded BR)")
+    ap.add_argument("--abstraction", choices=("coarse", "medium", "fine"),
+                    help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
     ap.add_argument("--workers", type=int, help="worker threads (default: every core)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
-    plan_list = plans(args.games.split(",") if args.games else None, args.deals, args.eval_deals, args.seed)
+    plan_list = plans(args.games.split(",") if args.games else None, args.deals, args.eval_deals, args.seed,
+                      args.abstraction)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "seats.json"
     rows = _load(path)

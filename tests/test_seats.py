@@ -36,6 +36,32 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
         seats.main(["--games", "estonian:5", "--out", str(tmp_path)])
 
 
+def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, monkeypatch):
+    import importlib
+
+    import experiments.seats as seats
+
+    module = importlib.import_module("simcore.exploit")  # the module: simcore.exploit is also the function
+    used = []
+    real = module.exploit
+
+    def spy(*a, **k):
+        used.append(k["abstraction"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(module, "exploit", spy)
+    base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    assert seats.main(base + ["--abstraction", "medium"]) == 0
+    assert seats.main(base) == 0  # coarse: another budget, so measured, not skipped
+    assert used == ["medium", "medium", "coarse", "coarse"]
+    rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
+    assert [r["abstraction"] for r in rows] == ["medium", "medium", "coarse", "coarse"]
+    md = (tmp_path / "seats.md").read_text()
+    coarse, medium = md.index("## russian, 3 players\n"), md.index("## russian, 3 players, medium BR")
+    assert coarse < medium  # the coarse BR first, whatever order they were measured in
+    assert "BR: medium, 2,048 fitting deals a stage" in md and "BR: coarse, 2,048 fitting deals a stage" in md
+
+
 def test_the_ratio_needs_a_resolved_built_in():
     from experiments.seats import ratio
 
