@@ -80,8 +80,8 @@ def measure(plan: dict, field: str, workers=None) -> dict:
     P = plan["players"]
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
-            "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"], "seed": plan["seed"],
-            "unit": d["unit"],
+            "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"],
+            "seed": plan["seed"], "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
             "wall_s": round(time.perf_counter() - t0, 1)}

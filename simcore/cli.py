@@ -836,7 +836,7 @@ def _check_flags(args) -> None:
         from simcore.engine.checks import check_validate_blocks
 
         block = args.block_size if getattr(args, "block_size", None) is not None else DEFAULT_BLOCK
-        check_validate_blocks(True, args.deals, block, deals_name="--deals", block_name="--block-size")
+        check_validate_blocks(True, args.deals, block, "--deals", "--block-size", "--validate")
     if args.command == "demo":
         at_least("--hands", args.hands, 1)
     precision = getattr(args, "precision", None)

@@ -166,13 +166,12 @@ def same_file(a, b) -> bool:
 
 
 def check_validate_blocks(validate: bool, deals: int, block_size: int, deals_name: str = "deals",
-                          block_name: str = "block_size") -> None:
-    """A validated fit holds out every other block, so it needs more than one; ValueError naming
-    the two figures (``deals_name``, ``block_name``: as the caller's user wrote them)."""
+                          block_name: str = "block_size", validate_name: str = "validate") -> None:
+    """A validated fit holds out every other block, so it needs more than one; a ValueError naming
+    the two figures. The names are as the caller's user wrote them: parameters, or the CLI's flags."""
     if validate and deals <= block_size:
-        raise ValueError(f"{'--validate' if deals_name.startswith('--') else 'validate'} holds out every other "
-                         f"block of the fitting deals, so it needs more than one block: {deals_name} "
-                         f"{deals:,} is not above {block_name} {block_size:,}")
+        raise ValueError(f"{validate_name} holds out every other block of the fitting deals, so it needs more "
+                         f"than one block: {deals_name} {deals:,} is not above {block_name} {block_size:,}")
 
 
 def check_every(checkpoint_every) -> None:
