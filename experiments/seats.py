@@ -114,8 +114,10 @@ def render(rows: list[dict]) -> str:
     groups: dict[tuple, dict] = {}
     for r in rows:
         groups.setdefault(budget(r), {})["table" if r["field"] == "solved" else "builtin"] = r
+    from simcore.abstraction import NAMES
+
     rank = {g: i for i, g in enumerate(ORDER)}
-    fineness = {"coarse": 0, "medium": 1, "fine": 2}
+    fineness = {name: i for i, name in enumerate(NAMES)}  # coarse first
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
@@ -148,12 +150,14 @@ def render(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
+    from simcore.abstraction import NAMES
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", help="game:players,... (default: every shipped table)")
     ap.add_argument("--deals", type=int, help="fitting deals a stage (default: each table's recorded BR)")
     ap.add_argument("--eval-deals", type=int, help="fresh deals (default: each table's recorded BR)")
-    ap.add_argument("--abstraction", choices=("coarse", "medium", "fine"),
+    ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
     ap.add_argument("--workers", type=int, help="worker threads (default: every core)")
