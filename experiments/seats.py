@@ -53,7 +53,8 @@ def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) 
         first = exploitability(tf)["rows"][0]
         out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options),
                     "fields": ["solved", first["builtin"]], "abstraction": abstraction or "coarse",
-                    "deals": deals or first["deals"], "eval_deals": eval_deals or first["eval_deals"],
+                    "deals": first["deals"] if deals is None else deals,
+                    "eval_deals": first["eval_deals"] if eval_deals is None else eval_deals,
                     "seed": first["seed"] if seed is None else seed})
     return out
 
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
-    ap.add_argument("--workers", type=int, help="worker threads (default: every core)")
+    ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
     plan_list = plans(args.games.split(",") if args.games else None, args.deals, args.eval_deals, args.seed,

@@ -62,6 +62,14 @@ def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, 
     assert "BR: medium, 2,048 fitting deals a stage" in md and "BR: coarse, 2,048 fitting deals a stage" in md
 
 
+def test_a_zero_budget_is_an_error_not_the_recorded_one(tmp_path):
+    import experiments.seats as seats
+
+    with pytest.raises(ValueError, match="positive integer, got 0"):
+        seats.main(["--games", "russian:3", "--deals", "0", "--eval-deals", "4096", "--out", str(tmp_path)])
+    assert not (tmp_path / "seats.json").exists()
+
+
 def test_the_ratio_needs_a_resolved_built_in():
     from experiments.seats import ratio
 
