@@ -60,7 +60,7 @@ import numpy as np
 from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
                           with_answers)
 from .engine import is_pure
-from .engine.checkpoint import read_bytes
+from .engine.checkpoint import read_bytes, write_atomic
 from .engine.checks import (check_deals, check_seed, check_validate_blocks, check_whole, check_writable, is_real,
                             same_file)
 from .engine.stats import Z95
@@ -346,13 +346,7 @@ def save_checkpoint(path, state: SolveState) -> None:
             "decisions": list(state.avg)}
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
     body = buf.getvalue()
-    path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(CHECKPOINT_FORMAT + b"\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_atomic(path, [CHECKPOINT_FORMAT + b"\n", hashlib.sha256(body).hexdigest().encode() + b"\n", body])
 
 
 def load_checkpoint(path) -> SolveState:
@@ -858,9 +852,7 @@ def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
 
 def _write_json(result: SolveResult, path) -> str:
     path = os.fspath(path)
-    with open(path, "w") as f:
-        json.dump(result.to_dict(), f, indent=2)
-        f.write("\n")
+    write_atomic(path, [json.dumps(result.to_dict(), indent=2).encode() + b"\n"])
     return path
 
 

@@ -45,6 +45,7 @@ a pure fallback declares the ``pure`` trait.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import weakref
@@ -65,6 +66,7 @@ except ImportError:  # a pvsim from before traits were declared: the attribute a
 
 from simcore.abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
                                  with_answers)
+from simcore.engine.checkpoint import write_atomic
 
 from .registry import default_policy, parse_spec, register_generic, resolve
 
@@ -126,8 +128,9 @@ def save_table(path, *, game: str, options: dict, n_players: int, abstraction: s
         "fallback": {d: fb[d] for d in decisions if d in fb}, "meta": meta or {},
     }
     text = json.dumps(header, default=_json_default)
-    with open(os.fspath(path), "wb") as f:
-        np.savez_compressed(f, header=np.array(text), **arrays)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, header=np.array(text), **arrays)
+    write_atomic(path, [buf.getvalue()])  # a run killed mid-save leaves the old file whole, not half a new one
 
 
 def _json_default(x):

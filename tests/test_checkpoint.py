@@ -168,6 +168,45 @@ def test_a_new_run_never_overwrites_an_existing_checkpoint(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_resuming_onto_the_same_file_by_another_name_is_no_clash(tmp_path):
+    """--resume F --checkpoint G, where G is F through a link or a spelling with '..', continues F."""
+    path = tmp_path / "run.ckpt"
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.ckpt").symlink_to(path)
+    kw = dict(block_size=256, progress=False)
+    whole = simulate("holdem", 2, 2000, checkpoint=path, **kw)
+    for other in (tmp_path / "link.ckpt", f"{tmp_path}/sub/../run.ckpt"):
+        again = simulate("holdem", 2, 2000, resume=path, checkpoint=other, **kw)
+        assert again.info.resumed_deals == 2000
+        _same(again.stats, whole.stats)
+    assert (tmp_path / "link.ckpt").is_symlink()  # still a link: the file it names was saved, not the link
+    assert sorted(os.listdir(tmp_path)) == ["link.ckpt", "run.ckpt", "sub"]  # and no temporary file is left
+
+
+def test_a_save_through_a_link_replaces_the_file_and_keeps_the_link(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "run.ckpt").write_bytes(b"old")
+    (tmp_path / "link.ckpt").symlink_to(tmp_path / "real" / "run.ckpt")
+    ckpt.write_atomic(tmp_path / "link.ckpt", [b"new ", b"bytes"])
+    assert (tmp_path / "link.ckpt").is_symlink() and (tmp_path / "link.ckpt").read_bytes() == b"new bytes"
+    assert os.listdir(tmp_path / "real") == ["run.ckpt"]
+
+
+def test_an_atomic_save_keeps_the_old_permissions_and_gives_a_new_file_the_umasks(tmp_path):
+    old = tmp_path / "shared.npz"
+    old.write_bytes(b"old")
+    old.chmod(0o640)
+    ckpt.write_atomic(old, [b"new"])
+    assert old.read_bytes() == b"new" and (old.stat().st_mode & 0o777) == 0o640
+    mask = os.umask(0o022)
+    try:
+        ckpt.write_atomic(tmp_path / "fresh.npz", [b"x"])
+    finally:
+        os.umask(mask)
+    assert ((tmp_path / "fresh.npz").stat().st_mode & 0o777) == 0o644  # as open(path, "wb") would make it
+    assert sorted(os.listdir(tmp_path)) == ["fresh.npz", "shared.npz"]
+
+
 def test_cli_reports_a_mismatch_in_one_line(tmp_path, capsys):
     path = tmp_path / "run.ckpt"
     assert main(["simulate", "holdem", "--deals", "1000", "--no-progress", "--checkpoint", str(path)]) == 0

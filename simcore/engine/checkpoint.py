@@ -31,10 +31,12 @@ import hashlib
 import json
 import os
 import pickle
+import secrets
 import stat
-import tempfile
 import time
 import weakref
+
+from .checks import same_file
 
 MAGIC = b"PVSIM-CHECKPOINT 2\n"
 OLD_MAGICS = (b"PVSIM-CHECKPOINT 1\n",)  # formats this pvsim refuses by name
@@ -303,22 +305,38 @@ def read(path) -> dict:
 
 
 def write(path, header: dict, acc, next_block: int, deals: int, finished: bool) -> None:
-    """Save atomically: a temporary file beside ``path``, flushed, then renamed over it."""
+    """Save atomically (:func:`write_atomic`): a reader sees the last complete checkpoint."""
     path = os.fspath(path)
     payload = pickle.dumps(acc, protocol=pickle.HIGHEST_PROTOCOL)
     state = {"next_block": int(next_block), "finished": bool(finished), "deals": int(deals), "saved": time.time()}
     body = (json.dumps(header, sort_keys=True).encode() + b"\n" + json.dumps(state, sort_keys=True).encode()
             + b"\n" + payload)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    write_atomic(path, [MAGIC, hashlib.sha256(body).hexdigest().encode() + b"\n", body])
+
+
+def write_atomic(path, chunks) -> None:
+    """Write ``chunks`` (bytes) to ``path`` so that a reader sees the old file or the whole new one.
+
+    A temporary file beside the file ``path`` resolves to, flushed to disk, then renamed over it:
+    a run killed mid-write leaves the last complete file. A symbolic link stays a link, and the
+    file it points to is the one replaced. The new file gets the old one's permissions, or (a new
+    file) those ``open`` would give it under the umask. The temporary file is removed if anything fails.
+    """
+    target = os.path.realpath(os.fspath(path))
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as to open(path, "wb")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC)
-            f.write(hashlib.sha256(body).hexdigest().encode() + b"\n")
-            f.write(body)
+            try:
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+            except FileNotFoundError:
+                pass
+            for chunk in chunks:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -456,7 +474,7 @@ class Checkpoint:
                     raise CheckpointError(f"checkpoint {resume!r} is of another run; " + "; ".join(diff))
                 self.state = saved
             if self.path is not None and os.path.exists(self.path) and not (
-                    resume is not None and os.path.samefile(self.path, resume)):
+                    resume is not None and same_file(self.path, resume)):
                 raise CheckpointError(self._in_the_way())
         except BaseException:
             self.close()
