@@ -1,7 +1,9 @@
 """Fixtures shared by several test modules."""
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 
 import pytest
 from hypothesis import settings
@@ -27,3 +29,18 @@ def scheduler():
     finally:
         executors.close_dask(cluster.scheduler_address)
         cluster.close()
+
+
+@pytest.fixture
+def disk_full(monkeypatch):
+    """A context in which every ``os.fsync`` fails as on a full disk (OSError "disk full")."""
+    def full(fd):
+        raise OSError("disk full")
+
+    @contextlib.contextmanager
+    def failing():
+        with monkeypatch.context() as m:
+            m.setattr(os, "fsync", full)
+            yield
+
+    return failing

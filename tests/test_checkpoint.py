@@ -216,17 +216,12 @@ def test_cli_reports_a_mismatch_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 0 and "seed: 0 in the checkpoint, 3 here" in err
 
 
-def test_checkpoints_are_written_atomically(tmp_path, monkeypatch):
+def test_checkpoints_are_written_atomically(tmp_path, disk_full):
     """A failure mid-write leaves the previous checkpoint whole and no temporary file."""
     path = tmp_path / "run.ckpt"
     simulate("holdem", 2, 1000, checkpoint=path, block_size=256, progress=False)
     before = path.read_bytes()
-
-    def broken_fsync(fd):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(os, "fsync", broken_fsync)
-    with pytest.raises(OSError, match="disk full"):
+    with disk_full(), pytest.raises(OSError, match="disk full"):
         ckpt.write(path, {"kind": "x"}, None, 1, 1, False)
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["run.ckpt"]

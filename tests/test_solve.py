@@ -261,7 +261,7 @@ def test_a_damaged_or_foreign_checkpoint_is_refused(duel, tmp_path):
             solve("duel", 2, iterations=3, resume=forged, **kw)
 
 
-def test_a_solve_checkpoint_is_saved_atomically_and_through_a_link(duel, tmp_path, monkeypatch):
+def test_a_solve_checkpoint_is_saved_atomically_and_through_a_link(duel, tmp_path, disk_full):
     """A failed save leaves the last checkpoint whole and no temporary file; a link stays a link."""
     from simcore.solve import load_checkpoint, save_checkpoint, solve
 
@@ -269,14 +269,8 @@ def test_a_solve_checkpoint_is_saved_atomically_and_through_a_link(duel, tmp_pat
     ck = tmp_path / "fp.ckpt"
     solve("duel", 2, iterations=2, checkpoint=ck, **kw)
     state, before = load_checkpoint(ck), ck.read_bytes()
-
-    def broken_fsync(fd):
-        raise OSError("disk full")
-
-    with monkeypatch.context() as m:
-        m.setattr(os, "fsync", broken_fsync)
-        with pytest.raises(OSError, match="disk full"):
-            save_checkpoint(ck, state)
+    with disk_full(), pytest.raises(OSError, match="disk full"):
+        save_checkpoint(ck, state)
     assert ck.read_bytes() == before and os.listdir(tmp_path) == ["fp.ckpt"]
     (tmp_path / "link.ckpt").symlink_to(ck)
     solve("duel", 2, iterations=3, resume=tmp_path / "link.ckpt", **kw)

@@ -241,20 +241,14 @@ def test_options_and_abstraction_mismatches_are_named(tmp):
         simulate("tapiola", 6, 100, hero=f"table:{q}", options={"scoring": "points"}, **SMALL)
 
 
-def test_a_save_that_fails_midway_leaves_the_old_table_whole(tmp, monkeypatch):
+def test_a_save_that_fails_midway_leaves_the_old_table_whole(tmp, disk_full):
     """Tables are saved atomically: a full disk (or a kill) mid-save keeps the table that was there."""
     p = tmp / "t.npz"
     _pure(p, k=1)
     before = p.read_bytes()
-
-    def broken_fsync(fd):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(os, "fsync", broken_fsync)
-    with pytest.raises(OSError, match="disk full"):
+    with disk_full(), pytest.raises(OSError, match="disk full"):
         _pure(p, k=2)
     assert p.read_bytes() == before and os.listdir(tmp) == ["t.npz"]
-    monkeypatch.undo()
     (tmp / "link.npz").symlink_to(p)
     _pure(tmp / "link.npz", k=2)  # saved through a link: the file it names is replaced, the link kept
     assert (tmp / "link.npz").is_symlink() and (load_table(p).arrays["pass"] == 2).all()

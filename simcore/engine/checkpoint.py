@@ -306,7 +306,6 @@ def read(path) -> dict:
 
 def write(path, header: dict, acc, next_block: int, deals: int, finished: bool) -> None:
     """Save atomically (:func:`write_atomic`): a reader sees the last complete checkpoint."""
-    path = os.fspath(path)
     payload = pickle.dumps(acc, protocol=pickle.HIGHEST_PROTOCOL)
     state = {"next_block": int(next_block), "finished": bool(finished), "deals": int(deals), "saved": time.time()}
     body = (json.dumps(header, sort_keys=True).encode() + b"\n" + json.dumps(state, sort_keys=True).encode()
