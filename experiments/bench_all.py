@@ -25,6 +25,7 @@ import time
 from datetime import datetime, timezone
 
 from .benchkit import BENCHMARKS, ROOT, Benchmark, fingerprint, header, read_header
+from .outputs import write_json, write_text
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:
@@ -92,7 +93,7 @@ def run(bench: Benchmark) -> bool:
     machine = (f"{os.cpu_count()} cores; 1-minute load average {load:.2f} before the run, "
                f"{os.getloadavg()[0]:.2f} after (a load above the core count means other work shared the cores)")
     made = header(bench, commit, note, when, machine)
-    path.write_text(made + "\n" + body.rstrip("\n") + "\n", encoding="utf-8")
+    write_text(path, made + "\n" + body.rstrip("\n") + "\n")
     for name in bench.also:
         if name.endswith(".json"):
             _stamp_json(ROOT / "results" / "bench" / name, bench, commit + note, sums, when)
@@ -107,7 +108,7 @@ def _stamp_json(path, bench: Benchmark, commit: str, sums: str, when: str) -> No
     made_by = {"command": bench.command, "regenerate": f"python -m experiments.bench_all {bench.name}",
                "when": when, "commit": commit, "measured_sources": sorted(bench.measures),
                "fingerprint": sums}
-    path.write_text(json.dumps({"made_by": made_by, **data}, indent=2) + "\n", encoding="utf-8")
+    write_json(path, {"made_by": made_by, **data})
 
 
 def main(argv=None) -> int:

@@ -10,7 +10,6 @@ process. Every figure is the best of ``--repeat`` runs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from experiments.outputs import write_json
 from simcore.cards import card_to_str
 from simcore.evaluate import category_counts_all, evaluate_hands, evaluate_omaha
 
@@ -246,7 +246,7 @@ def main(argv=None) -> None:
     print(report(res))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(dict(provenance(), **res), indent=2) + "\n")
+        write_json(args.json, dict(provenance(), **res))
         print(f"\nwrote {args.json}")
 
 

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from experiments.bench_solve import Z95
+from experiments.outputs import write_json, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
@@ -270,7 +271,7 @@ def main(argv=None) -> int:
             print(f"annotated {f}")
         return 0
     if args.render:
-        path.with_suffix(".md").write_text(_markdown(rows))
+        write_text(path.with_suffix(".md"), _markdown(rows))
         print(f"wrote {path.with_suffix('.md')} from {len(rows)} rows")
         return 0
     for spec in args.games:
@@ -295,9 +296,9 @@ def main(argv=None) -> int:
                 print(f"{game} {P}p {a:6s} {field}: {r['gain']:+.5f} [{r['ci_low']:+.5f}, {r['ci_high']:+.5f}] "
                       f"({r['wall_s']:.0f} s)", flush=True)
                 rows = _merged(path, rows, new)  # another run or a hand may have changed the file meanwhile
-                path.write_text(json.dumps({"rows": rows}, indent=2) + "\n")
-                path.with_suffix(".md").write_text(_markdown(rows))
-    path.with_suffix(".md").write_text(_markdown(rows))
+                write_json(path, {"rows": rows})
+                write_text(path.with_suffix(".md"), _markdown(rows))
+    write_text(path.with_suffix(".md"), _markdown(rows))
     print(_markdown(rows))
     return 0
 

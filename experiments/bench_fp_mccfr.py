@@ -61,7 +61,6 @@ share the machine.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -69,6 +68,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from experiments.outputs import save_figure, write_json, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -391,7 +392,7 @@ def chart(methods, path):
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -484,7 +485,7 @@ def main(argv=None):
         print(text)
         out = args.out
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".txt").write_text(text + "\n")
+        write_text(out.with_suffix(".txt"), text + "\n")
         doc = {"game": "duel", "deck": 7, "n_players": 2, "abstraction": "history (a bucket per information set)",
                "thresholds": list(THRESHOLDS), "seeds": args.seeds, "start_gain_fp": start,
                "start_gain_mccfr": uniform,
@@ -496,7 +497,7 @@ def main(argv=None):
                "methods": [{k: v for k, v in m.items() if k != "runs"}
                            | {"curves": [[{"iterations": i, "cpu_s": c, "exact_gain": g} for i, c, g in p]
                                          for p in m["runs"]]} for m in methods]}
-        out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
+        write_json(out.with_suffix(".json"), doc, indent=1)
         chart(methods, out.with_suffix(".png"))
     finally:
         unregister_duel()

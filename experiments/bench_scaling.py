@@ -26,13 +26,14 @@ the limit, not the way blocks are handed out.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
 import time
 
 import numpy as np
+
+from experiments.outputs import write_json, write_text
 
 TARGET_2_CORES = 1.9
 
@@ -226,11 +227,10 @@ def main(argv=None) -> int:
     text = "\n".join(lines)
     print("\n" + text)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "scaling.txt"), "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.out, "scaling.json"), "w", encoding="utf-8") as f:
-        json.dump({"command": " ".join(sys.argv), "cores": cores, "rows": rows, "startup_s": startup,
-                   "overhead_per_block_s": overhead, "load_average": os.getloadavg()}, f, indent=2)
+    write_text(os.path.join(args.out, "scaling.txt"), text + "\n")
+    write_json(os.path.join(args.out, "scaling.json"),
+               {"command": " ".join(sys.argv), "cores": cores, "rows": rows, "startup_s": startup,
+                "overhead_per_block_s": overhead, "load_average": os.getloadavg()})
     return 0
 
 

@@ -36,6 +36,8 @@ import shutil
 import time
 from pathlib import Path
 
+from experiments.outputs import write_json
+
 Z95 = 1.959963984540054
 ROOT = Path(__file__).resolve().parent.parent
 SHIP_DIR = ROOT / "strategies" / "solved_tables"
@@ -265,7 +267,7 @@ def main(argv=None) -> int:
         if path.exists() and args.from_table:  # keep the solve timings of an earlier run beside the measurement
             old = json.loads(path.read_text())
             report = {**old, **{k: v for k, v in report.items() if k != "table"}}
-        path.write_text(json.dumps(report, indent=2) + "\n")
+        write_json(path, report)
         if args.from_table and os.path.abspath(args.from_table) != os.path.abspath(out_dir / f"{game}_{P}.npz"):
             shutil.copyfile(args.from_table, out_dir / f"{game}_{P}.npz")
     return 0

@@ -43,10 +43,11 @@ and, estimated, on 16 processes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
+
+from experiments.outputs import write_json
 
 # game:P -> (abstraction of its last recorded stage, fitting deals a stage here, measuring deals,
 #            fitting deals a stage of that recorded stage's iterations)
@@ -201,9 +202,8 @@ def main(argv=None) -> int:
           f"{'yes' if same else 'NO'}")
     print(f"1-minute load average at the end {os.getloadavg()[0]:.2f}")
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"games": rows, "load_average": [load0, os.getloadavg()[0]],
-                       "cores": os.cpu_count(), "cores_estimated": CORES_ESTIMATED}, f, indent=1)
+        write_json(args.out, {"games": rows, "load_average": [load0, os.getloadavg()[0]],
+                              "cores": os.cpu_count(), "cores_estimated": CORES_ESTIMATED}, indent=1)
     return 0 if same else 1
 
 

@@ -24,7 +24,6 @@ commit, package versions and seconds.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
+from .outputs import save_figure, write_csv, write_json
 from .provenance import git_commit, versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,7 +131,7 @@ def plot_share_by_players(df, path):
     fig.suptitle("Estonian Twist: one seat's policy against a lowest-pass / best-made field "
                  "(95% intervals)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -301,7 +301,7 @@ def plot_rollout_pass(df, path):
         f"overall gain {allrow.gain_vs_lowest:+.4f} [{allrow.gain_ci_low:+.4f}, {allrow.gain_ci_high:+.4f}]",
         fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -344,14 +344,14 @@ def main(argv=None):
     t0 = time.perf_counter()
     print(f"Estonian Twist policies, {'full' if args.full else 'quick'} mode, {n_threads} threads")
     df = policy_rows(cfg["players"], cfg["deals"], threads, args.seed)
-    df.to_csv(out / "policies.csv", index=False)
+    write_csv(df, out / "policies.csv")
     plot_share_by_players(df, out / "share_by_players.png")
     t1 = time.perf_counter()
 
     print(f"\nWhat rollout passes: {cfg['situation_players']} players, {cfg['situation_deals']:,} deals")
     sit = situation_rows(cfg["situation_players"], cfg["situation_deals"], cfg["rollout_k"],
                          n_threads, args.seed + 100)
-    sit.to_csv(out / "rollout_pass.csv", index=False)
+    write_csv(sit, out / "rollout_pass.csv")
     plot_rollout_pass(sit, out / "rollout_pass.png")
     t2 = time.perf_counter()
 
@@ -369,7 +369,7 @@ def main(argv=None):
         "seconds": round(t2 - t0, 1),
         "files": ["policies.csv", "share_by_players.png", "rollout_pass.csv", "rollout_pass.png"],
     }
-    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+    write_json(out / "provenance.json", prov)
 
     print("\nHeadline: seat 0's pot share against a lowest-pass / best-made field, "
           "gain over that baseline with paired 95% intervals")

@@ -10,7 +10,7 @@ simulate.
 """
 from __future__ import annotations
 
-import numpy as np
+from experiments.outputs import save_figure
 
 
 def ci_columns(value, se, prefix: str = "") -> dict:
@@ -141,7 +141,7 @@ def plot_seat_position(df, path, *, title, xlabel, suptitle, panel_width=4.5):
     axes[0, 0].legend(fontsize=8)
     fig.suptitle(suptitle)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -218,5 +218,5 @@ def plot_paired_by_players(df, path, *, suptitle, ylabel, panels=(), ncols=None,
         first = False
     fig.suptitle(suptitle)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)

@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat_position_table
 from .studylog import StudyLog
 
@@ -173,7 +174,7 @@ def plot_hands(df, path, field="by-rank"):
     a2.legend(fontsize=8)
     fig.suptitle(f"Russian Hold'em, {P} players, field '{field}': how each policy spreads its strength")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -325,7 +326,7 @@ def plot_chart(df, path):
                  f"'{r.field}') places a card, by rank and what it does to the hands\n"
                  f"(hands ranked by made strength before the card; counts of placements above the bars)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -364,7 +365,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_fields"], cfg["policy_deals"], args.seed, threads)
-    pol.to_csv(out / "policies.csv", index=False)
+    write_csv(pol, out / "policies.csv")
     plot_policies(pol, out / "policies.png")
     plot_hands(pol, out / "hands.png")
     done("policies", t0, deals=cfg["policy_deals"], players=cfg["policy_players"],
@@ -372,14 +373,14 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     seats = seat_table(cfg["seat_players"], cfg["seat_policies"], cfg["seat_deals"], args.seed + 1, threads)
-    seats.to_csv(out / "seat_position.csv", index=False)
+    write_csv(seats, out / "seat_position.csv")
     plot_seats(seats, out / "seat_position.png")
     done("seats", t0, deals=cfg["seat_deals"], players=cfg["seat_players"], policies=cfg["seat_policies"])
 
     t0 = time.perf_counter()
     best = best_policy(pol)
     chart = chart_table(best, cfg["chart_deals"], args.seed + 2, threads)
-    chart.to_csv(out / "placement_chart.csv", index=False)
+    write_csv(chart, out / "placement_chart.csv")
     plot_chart(chart, out / "placement_chart.png")
     done("chart", t0, deals=cfg["chart_deals"], players=CHART_PLAYERS, field=CHART_FIELD, policy=best)
 

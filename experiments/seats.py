@@ -30,6 +30,8 @@ import json
 import time
 from pathlib import Path
 
+from experiments.outputs import write_json, write_text
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
 
@@ -93,9 +95,7 @@ def _load(path: Path) -> list[dict]:
 
 
 def _save(path: Path, rows: list[dict]) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"rows": rows}, indent=1) + "\n")
-    tmp.replace(path)  # a whole file or the old one, never half of one
+    write_json(path, {"rows": rows}, indent=1)  # a whole file or the old one, never half of one
 
 
 def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
             _save(path, rows)
             print(f"{p['game']}:{p['players']} {field}: sum {r['sum']['gain']:+.5f} "
                   f"[{r['sum']['ci_low']:+.5f}, {r['sum']['ci_high']:+.5f}] ({r['wall_s']} s)", flush=True)
-    (args.out / "seats.md").write_text(render(rows) + "\n")
+    write_text(args.out / "seats.md", render(rows) + "\n")
     return 0
 
 

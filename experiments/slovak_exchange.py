@@ -38,6 +38,7 @@ from numba import njit
 from strategies.features import straight_outs
 
 from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
+from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat0_paired, seat_position_table
 from .studylog import StudyLog
 
@@ -252,7 +253,7 @@ def plot_chart(df, path):
         f"suited above the diagonal, offsuit below; each cell: best action, its share gain over "
         f"the next best in points, ±95% half-width ({n:,} paired deals per class)", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 
@@ -424,7 +425,7 @@ def plot_exchange2(df, path):
         "(points ±95% half-width); 'the card that plays' pairs, draws, or else is the higher",
         fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -464,27 +465,27 @@ def main(argv=None) -> int:
     if "policies" in only:
         t0 = time.perf_counter()
         df = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads)
-        df.to_csv(out / "policies.csv", index=False)
+        write_csv(df, out / "policies.csv")
         plot_policies(df, out / "policies.png")
-        pairwise_table(cfg["policy_players"], 2 * cfg["policy_deals"], args.seed, threads).to_csv(
-            out / "policies_pairwise.csv", index=False)
+        write_csv(pairwise_table(cfg["policy_players"], 2 * cfg["policy_deals"], args.seed, threads),
+                  out / "policies_pairwise.csv")
         done("policies", t0, deals_per_comparison=cfg["policy_deals"], players=cfg["policy_players"])
     if "seats" in only:
         t0 = time.perf_counter()
         df = seat_table(cfg["seat_players"], cfg["seat_policies"], cfg["seat_deals"], args.seed, threads)
-        df.to_csv(out / "seat_position.csv", index=False)
+        write_csv(df, out / "seat_position.csv")
         plot_seats(df, out / "seat_position.png")
         done("seats", t0, deals=cfg["seat_deals"], players=cfg["seat_players"])
     if "chart" in only:
         t0 = time.perf_counter()
         df = chart_table(cfg["chart_deals"], args.seed, threads)
-        df.to_csv(out / "exchange_chart.csv", index=False)
+        write_csv(df, out / "exchange_chart.csv")
         plot_chart(df, out / "exchange_chart.png")
         done("chart", t0, deals_per_class=cfg["chart_deals"], players=CHART_PLAYERS, field=CHART_FIELD)
     if "exchange2" in only:
         t0 = time.perf_counter()
         df = exchange2_table(cfg["ex2_deals"], args.seed, threads)
-        df.to_csv(out / "exchange2.csv", index=False)
+        write_csv(df, out / "exchange2.csv")
         plot_exchange2(df, out / "exchange2_chart.png")
         done("exchange2", t0, deals=cfg["ex2_deals"], players=CHART_PLAYERS, field=CHART_FIELD)
     seconds = log.write(prov_path)

@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells
+from .outputs import save_figure, write_csv, write_json, write_text
 from .paired import ci_columns, seat0_paired
 from .russian_placement import card_state, target_place
 from .studylog import StudyLog
@@ -679,7 +680,7 @@ def plot_situations(df, chart: Chart, path):
         f"{100 * a.worth:+.3f} [{100 * a.worth_ci_low:+.3f}, {100 * a.worth_ci_high:+.3f}] from the "
         f"{a.disagree:.1%} of deals where they differ (the rest is the table's own noise, mean 0)", fontsize=9.5)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -728,7 +729,7 @@ def plot_grid(df, chart: Chart, path):
         f"{100 * a.gain:+.3f} [{100 * a.gain_ci_low:+.3f}, {100 * a.gain_ci_high:+.3f}] points a deal, "
         f"{int(a.n):,} paired deals, they differ on {a.disagree:.1%}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
 
 
@@ -792,7 +793,7 @@ def plot_cells(df, chart: Chart, path):
              f"{a.disagree:.1%} of deals where they differ" + (f"; {extra}" if extra else "") + "."]
     ax.set_title("\n".join(textwrap.fill(x, width) for x in parts), fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -829,7 +830,7 @@ def plot_field(df, path):
         ax.grid(alpha=0.3)
     fig.suptitle("One seat deviating from a field of solved players (red: gains at 95%)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -965,7 +966,7 @@ def recheck_resolved(res: Path) -> list[dict]:
         table = res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz"
         entry, which = _same_stage(entries[(r["game"], r["players"])], str(table))
         out.append({**r, "compared_with": which, **compare_tables(entry, str(table))})
-    path.write_text(json.dumps(out, indent=2) + "\n")
+    write_json(path, out)
     return out
 
 
@@ -1073,7 +1074,7 @@ def summary(res: Path) -> str:
                             f"difference {sp['diff']:+.6f} +- {1.96 * sp['stderr']:.6f}."))
         lines.append("")
     text = "\n".join(lines)
-    (solve_dir / "solved.md").write_text(text)
+    write_text(solve_dir / "solved.md", text)
     return text
 
 
@@ -1145,7 +1146,7 @@ def resolve_shipped(game: str, players: int, workers=None, executor=None, out_di
     r = resolve(entry, out_dir, workers=workers, executor=executor)
     r["loadavg_end"] = os.getloadavg()
     path = out_dir / "resolved.json"
-    path.write_text(json.dumps(_merge_resolved(path, [r], {(game, players)}, partial=True), indent=2) + "\n")
+    write_json(path, _merge_resolved(path, [r], {(game, players)}, partial=True))
     return r
 
 
@@ -1241,7 +1242,7 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             df, _ = disagreement(e, chart, deals["chart_deals"], base + 100 + ci, threads, **where)
             stem = f"{chart.name}{suffix(game, P)}"
-            df.to_csv(out / f"{stem}.csv", index=False)
+            write_csv(df, out / f"{stem}.csv")
             plot_chart(df, chart, out / f"{stem}.png")
             a = df[df["class"] == "all"].iloc[0]
             print(f"  {chart.decision}: solved vs {chart.decision}={a.heuristic}: {_fmt(a.gain)} "
@@ -1256,13 +1257,13 @@ def main(argv=None) -> int:
     if fields:
         done = set(entries)
         field = _merge(solve_dir / "solved_field.csv", pd.concat(fields, ignore_index=True), done, partial)
-        field.to_csv(solve_dir / "solved_field.csv", index=False)
+        write_csv(field, solve_dir / "solved_field.csv")
         plot_field(field, solve_dir / "solved_field.png")
         top = pd.concat(tops, ignore_index=True)
         top = top.sort_values(["game", "players", "differ_contribution"], ascending=[True, False, False])
         top = top.groupby(["game", "players"], sort=False).head(3)
         top = _merge(solve_dir / "solved_top.csv", top, done, partial)
-        top.to_csv(solve_dir / "solved_top.csv", index=False)
+        write_csv(top, solve_dir / "solved_top.csv")
     if cfg["resolve"]:
         path = solve_dir / "resolved" / "resolved.json"
         resolved = []
@@ -1280,7 +1281,7 @@ def main(argv=None) -> int:
         resolved = _merge_resolved(path, resolved, set(entries), partial)
         if resolved:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(resolved, indent=2) + "\n")
+            write_json(path, resolved)
     if fields:
         summary(res)
     seconds = log.write(solve_dir / "solved_provenance.json")

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from .outputs import write_json
 from .provenance import git_commit, versions
 
 
@@ -51,5 +52,5 @@ class StudyLog:
     def write(self, path: Path) -> float:
         """Write the record, with the run's total seconds, to ``path``; return those seconds."""
         self.record["seconds"] = round(time.perf_counter() - self.start, 1)
-        path.write_text(json.dumps(self.record, indent=2) + "\n")
+        write_json(path, self.record)
         return self.record["seconds"]

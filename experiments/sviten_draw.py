@@ -29,7 +29,6 @@ commit, package versions and seconds of each study.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .outputs import save_figure, write_csv, write_json
 from .paired import ci_columns, paired_rows, plot_paired_by_players, seat0_paired
 from .provenance import git_commit, versions
 
@@ -171,7 +171,7 @@ def plot_draw_chart(df, path):
                  "pot share vs the best)", fontsize=9)
     fig.colorbar(im, ax=ax, label="pot share minus the best count's")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -235,7 +235,7 @@ def plot_open_chart(df, path):
                  f"({CHART_PLAYERS} players; ? = not separated at 95%)", fontsize=9)
     fig.colorbar(im, ax=ax, label="pot share: keep minus refuse")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -299,7 +299,7 @@ def plot_halves(df, path):
                  "'split' = nobody scoops)", fontsize=9)
     ax.legend(fontsize=8, loc="upper center", ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -359,37 +359,37 @@ def main(argv=None) -> int:
     timing = {}
     t = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_deals"], cfg["open_deals"], SEED, args.threads)
-    pol.to_csv(out / "policies.csv", index=False)
+    write_csv(pol, out / "policies.csv")
     plot_policies(pol, out / "policies.png")
     timing["policies"] = time.perf_counter() - t
 
     t = time.perf_counter()
     chart = draw_chart_table(cfg["chart_deals"], SEED + 1, args.threads)
-    chart.to_csv(out / "draw_chart.csv", index=False)
+    write_csv(chart, out / "draw_chart.csv")
     plot_draw_chart(chart, out / "draw_chart.png")
     timing["draw_chart"] = time.perf_counter() - t
 
     t = time.perf_counter()
     oc = open_chart_table(cfg["open_chart_deals"], SEED + 2, args.threads)
-    oc.to_csv(out / "open_chart.csv", index=False)
+    write_csv(oc, out / "open_chart.csv")
     plot_open_chart(oc, out / "open_chart.png")
     timing["open_chart"] = time.perf_counter() - t
 
     t = time.perf_counter()
     hv = halves_table(cfg["halves_deals"], SEED + 3, args.threads)
-    hv.to_csv(out / "halves.csv", index=False)
+    write_csv(hv, out / "halves.csv")
     plot_halves(hv, out / "halves.png")
     timing["halves"] = time.perf_counter() - t
 
     t = time.perf_counter()
     rs = reshuffle_table(cfg["reshuffle_players"], cfg["reshuffle_deals"], SEED + 4, args.threads)
-    rs.to_csv(out / "reshuffles.csv", index=False)
+    write_csv(rs, out / "reshuffles.csv")
     timing["reshuffles"] = time.perf_counter() - t
 
     prov = {"command": " ".join(["python -m experiments.sviten_draw"] + (argv if argv is not None else sys.argv[1:])),
             "mode": "full" if args.full else "quick", "seed": SEED, "config": cfg, "field": FIELD,
             "git_commit": git_commit(), "versions": versions(), "seconds": {k: round(x, 1) for k, x in timing.items()}}
-    (out / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+    write_json(out / "provenance.json", prov)
     _headline(pol, chart, oc, hv, rs)
     return 0
 

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .outputs import save_figure, write_csv
 from .paired import ci_columns, paired_panel, paired_rows, plot_paired_by_players, seat0_paired
 from .studylog import StudyLog
 
@@ -204,7 +205,7 @@ def plot_last(df, path):
     ax.legend(fontsize=8)
     fig.suptitle("Tapiola Hold'em: what the optional last discard is worth (paired on the same deals)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -346,7 +347,7 @@ def plot_chart(df, path):
     fig.suptitle(f"Tapiola Hold'em: which card '{df.policy.iloc[0]}' throws first, "
                  "by what the hand holds and what the towers show")
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -394,7 +395,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_deals"], args.seed, threads, cfg["strong_deals"])
-    pol.to_csv(out / "policies.csv", index=False)
+    write_csv(pol, out / "policies.csv")
     plot_policies(pol, out / "policies.png")
     best_discard = {form: best_policy(pol, form) for form, _ in FORMS}
     done("policies", t0, deals=cfg["policy_deals"], strong_deals=cfg["strong_deals"],
@@ -403,7 +404,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     last = last_table(cfg["last_players"], cfg["last_deals"], args.seed + 1, threads, best_discard)
-    last.to_csv(out / "last_discard.csv", index=False)
+    write_csv(last, out / "last_discard.csv")
     plot_last(last, out / "last_discard.png")
     best_last = {}
     for form, _ in FORMS:
@@ -415,12 +416,12 @@ def main(argv=None) -> int:
     best = {form: f"discard={best_discard[form]}" + (f",last={best_last[form]}" if best_last[form] else "")
             for form, _ in FORMS}
     match = match_table(cfg["match_players"], cfg["match_deals"], args.seed + 2, threads, best)
-    match.to_csv(out / "match.csv", index=False)
+    write_csv(match, out / "match.csv")
     done("match", t0, deals=cfg["match_deals"], players=cfg["match_players"], strategies=best)
 
     t0 = time.perf_counter()
     chart = chart_table(cfg["chart_situations"], args.seed + 3, best_discard["pot"])
-    chart.to_csv(out / "discard_chart.csv", index=False)
+    write_csv(chart, out / "discard_chart.csv")
     plot_chart(chart, out / "discard_chart.png")
     done("chart", t0, situations=cfg["chart_situations"], policy=best_discard["pot"])
 

@@ -407,9 +407,10 @@ def _check_out(path: str, flag: str = "--out") -> None:
 
 def _emit(text: str, out: str | None) -> None:
     if out:
+        from simcore.engine.checkpoint import write_atomic
+
         try:
-            with open(out, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+            write_atomic(out, [(text + "\n").encode("utf-8")])  # the old file or the whole new one
         except OSError as e:  # a finished result is never thrown away
             print(text)
             raise OutputError(f"could not write --out {out!r} ({e.strerror or e}); "

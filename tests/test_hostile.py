@@ -615,3 +615,15 @@ def test_checkpoint_interval_must_be_positive(tmp_path):
         with pytest.raises(ValueError, match="checkpoint_every"):
             simulate("estonian", 3, 100, progress=False, checkpoint=str(tmp_path / "c.ckpt"),
                      checkpoint_every=bad)
+
+
+def test_out_over_an_old_file_keeps_it_whole_when_the_disk_fills(capsys, tmp_path, disk_full):
+    path = tmp_path / "r.json"
+    path.write_text("the old result\n")
+    with disk_full():
+        code, out, err = run(capsys, "simulate", "holdem", "--deals", "2000", "--format", "json", "--out",
+                             str(path), "--no-progress")
+    assert code == 2 and "could not write" in err and "disk full" in err and "Traceback" not in err
+    assert strict_json(out)["deals"] == 2000  # the new result is on the screen ...
+    assert path.read_text() == "the old result\n"  # ... and the old file is untouched, not cut short
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary file left behind
