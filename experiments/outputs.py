@@ -8,12 +8,9 @@ the rows a resumable study has already measured are never lost.
 """
 from __future__ import annotations
 
-import io
 import json
-import os
-from pathlib import Path
 
-from simcore.engine.checkpoint import write_atomic
+from simcore.engine.checkpoint import save_figure, write_atomic  # save_figure: pvsim solve's chart uses it too
 
 
 def write_text(path, text: str) -> None:
@@ -29,16 +26,6 @@ def write_json(path, obj, indent: int = 2) -> None:
 def write_csv(df, path) -> None:
     """Write a DataFrame as CSV without its index, whole or not at all."""
     write_text(path, df.to_csv(index=False))
-
-
-def save_figure(fig, path, **kwargs) -> None:
-    """``fig.savefig(path, **kwargs)``, whole or not at all; the format is the file's suffix."""
-    fmt = Path(os.fspath(path)).suffix.lstrip(".").lower()
-    if not fmt:
-        raise ValueError(f"chart path {os.fspath(path)!r} has no suffix to give its format (say .png or .svg)")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, **kwargs)
-    write_atomic(path, [buf.getvalue()])
 
 
 __all__ = ["write_text", "write_json", "write_csv", "save_figure"]

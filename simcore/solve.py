@@ -60,9 +60,9 @@ import numpy as np
 from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
                           with_answers)
 from .engine import is_pure
-from .engine.checkpoint import read_bytes, write_atomic
-from .engine.checks import (check_deals, check_seed, check_validate_blocks, check_whole, check_writable, is_real,
-                            same_file)
+from .engine.checkpoint import read_bytes, save_figure, write_atomic
+from .engine.checks import (chart_format, check_deals, check_seed, check_validate_blocks, check_whole, check_writable,
+                            is_real, same_file)
 from .engine.stats import Z95
 
 SOLVE_TAG = 0x534F4C56  # "SOLV": the solver's own seed domain
@@ -572,6 +572,8 @@ def solve(game, n_players: int, *, iterations: int = DEFAULT_ITERATIONS, target=
         checkpoint = resume
         check_writable(checkpoint, "resume")
     _check_distinct_files(out, chart, log_json, checkpoint, resume)
+    if chart is not None:
+        chart_format(chart)  # an image format's suffix: never a table solved and then no chart
     reg = _registry()
     init_seat = reg.lineup(v, P, init, init)[0]
     init_label = reg.spec_label(init_seat)
@@ -885,7 +887,8 @@ def convergence_chart(result: SolveResult, path) -> str:
                     if result.interrupted else ""))
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100, metadata={"Software": None})
+    png = chart_format(path) == "png"  # no matplotlib version in a PNG: the same run, the same bytes
+    save_figure(fig, path, dpi=100, **({"metadata": {"Software": None}} if png else {}))  # old chart or whole new
     plt.close(fig)
     return path
 

@@ -277,6 +277,36 @@ def test_a_solve_checkpoint_is_saved_atomically_and_through_a_link(duel, tmp_pat
     assert (tmp_path / "link.ckpt").is_symlink() and load_checkpoint(ck).iteration == 3
 
 
+
+def test_the_convergence_chart_is_written_whole_in_the_format_its_suffix_names(duel, tmp_path, disk_full):
+    """The chart went through savefig straight to its file: a run killed while it was written left half a
+    PNG. It is now made in memory and renamed over the old one; an SVG gets no PNG-only metadata."""
+    from simcore.solve import convergence_chart, solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=8, executor="threads", workers=1)
+    r = solve("duel", 2, iterations=2, chart=tmp_path / "c.png", **kw)
+    assert r.files["chart"] == str(tmp_path / "c.png")
+    before = (tmp_path / "c.png").read_bytes()
+    assert before[:8] == b"\x89PNG\r\n\x1a\n"
+    with disk_full(), pytest.raises(OSError, match="disk full"):
+        convergence_chart(r, tmp_path / "c.png")
+    assert (tmp_path / "c.png").read_bytes() == before and os.listdir(tmp_path) == ["c.png"]
+    convergence_chart(r, tmp_path / "c.svg")
+    assert b"<svg" in (tmp_path / "c.svg").read_bytes()
+
+
+@pytest.mark.parametrize("name, why", [("chart", "no suffix to name its image format"),
+                                       ("chart.npz", "'npz' is not an image format")])
+def test_a_chart_without_an_image_suffix_is_refused_before_the_work(duel, tmp_path, name, why):
+    # matplotlib added .png to the first (the result's files named a file that was not there) and
+    # refused the second after the solve
+    from simcore.solve import solve
+
+    kw = dict(SMALL, abstraction=history_abstraction(7), seed=8, executor="threads", workers=1)
+    with pytest.raises(ValueError, match=f"chart '.*{name}': {why}; end it with one of .*png"):
+        solve("duel", 2, iterations=2, chart=tmp_path / name, **kw)
+    assert not any(tmp_path.iterdir())
+
 def _npz(**arrays) -> bytes:
     import io
 

@@ -36,7 +36,7 @@ import stat
 import time
 import weakref
 
-from .checks import same_file
+from .checks import chart_format, same_file
 
 MAGIC = b"PVSIM-CHECKPOINT 2\n"
 OLD_MAGICS = (b"PVSIM-CHECKPOINT 1\n",)  # formats this pvsim refuses by name
@@ -341,6 +341,16 @@ def write_atomic(path, chunks) -> None:
             os.unlink(tmp)
         raise
 
+
+
+def save_figure(fig, path, **kwargs) -> None:
+    """``fig.savefig(path, **kwargs)`` through :func:`write_atomic`: the old chart or the whole new one.
+    The format is the one ``path``'s suffix names (:func:`~simcore.engine.checks.chart_format`)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=chart_format(path), **kwargs)
+    write_atomic(path, [buf.getvalue()])
 
 # -- the claim on a checkpoint file ---------------------------------------------
 

@@ -154,6 +154,21 @@ def check_writable(path, what: str = "out") -> str:
     return path
 
 
+def chart_format(path, what: str = "chart") -> str:
+    """The image format ``path``'s suffix names (``"png"`` for ``x.png``); else ValueError naming it.
+
+    Checked before a run, so that a chart named ``x`` or ``x.npz`` is refused before the work, not
+    after it (matplotlib would add ``.png`` to the first and refuse the second)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    suffix = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix not in formats:
+        raise ValueError(f"{what} {os.fspath(path)!r}: " + (f"{suffix!r} is not an image format" if suffix else
+                         "no suffix to name its image format") + f"; end it with one of {', '.join(sorted(formats))}")
+    return suffix
+
+
 def same_file(a, b) -> bool:
     """Whether two paths name one file: the same path once links are resolved, or (both existing)
     one file reached two ways, such as a hard link; a path that does not exist yet is another file."""
