@@ -342,7 +342,6 @@ def write_atomic(path, chunks) -> None:
         raise
 
 
-
 def save_figure(fig, path, **kwargs) -> None:
     """``fig.savefig(path, **kwargs)`` through :func:`write_atomic`: the old chart or the whole new one.
     The format is the one ``path``'s suffix names (:func:`~simcore.engine.checks.chart_format`)."""
@@ -351,6 +350,7 @@ def save_figure(fig, path, **kwargs) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format=chart_format(path), **kwargs)
     write_atomic(path, [buf.getvalue()])
+
 
 # -- the claim on a checkpoint file ---------------------------------------------
 
