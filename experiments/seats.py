@@ -119,6 +119,10 @@ def render(rows: list[dict]) -> str:
 
     rank = {g: i for i, g in enumerate(ORDER)}
     fineness = {name: i for i, name in enumerate(NAMES)}  # coarse first
+    complete = [k for k, pair in groups.items() if len(pair) == 2]
+    budgets = {}  # how many budgets each game, size and bucket set has: a heading names its deals if several
+    for k in complete:
+        budgets[k[:3]] = budgets.get(k[:3], 0) + 1
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
@@ -132,7 +136,8 @@ def render(rows: list[dict]) -> str:
         t, b = pair.get("table"), pair.get("builtin")
         if t is None or b is None:
             continue
-        lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR"), "",
+        lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR")
+                  + (f", {deals:,} fitting deals" if budgets[(game, P, abstraction)] > 1 else ""), "",
                   f"BR: {abstraction}, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
                   f"{t['unit']}.", "",
                   "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",

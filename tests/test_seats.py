@@ -78,3 +78,21 @@ def test_the_ratio_needs_a_resolved_built_in():
 
     assert ratio(row(0.001, 0.0, 0.002), row(0.004, 0.003, 0.005)) == pytest.approx((0.25, 0.5))
     assert ratio(row(0.001, 0.0, 0.002), row(0.004, -0.001, 0.009)) is None
+
+
+def test_two_budgets_of_one_bucket_set_get_headings_apart():
+    # russian 4, fine BR, at 262,144 and 524,288 fitting deals: both sections were headed alike
+    from experiments.seats import render
+
+    def row(field, deals, gain):
+        g = {"gain": gain, "ci_low": gain / 2, "ci_high": 2 * gain}
+        return {"game": "russian", "players": 3, "abstraction": "fine", "deals": deals, "eval_deals": 4096,
+                "seed": 1, "field": field, "unit": "pot share", "seats": [dict(g, seat=k) for k in range(3)],
+                "sum": g}
+
+    rows = [row("solved", d, 0.001) for d in (8192, 4096)] + [row("place=conceal", d, 0.01) for d in (8192, 4096)]
+    md = render(rows)
+    assert md.index("## russian, 3 players, fine BR, 4,096 fitting deals\n") < md.index(
+        "## russian, 3 players, fine BR, 8,192 fitting deals\n")
+    assert "fitting deals\n" not in render(rows[::2])  # one budget: the plain heading
+    assert "## russian, 3 players, fine BR\n" in render(rows[::2])
