@@ -80,7 +80,8 @@ def test_cfr_on_a_built_in_game_writes_a_table_with_start_shares(tmp_path, capsy
 
 
 @pytest.mark.parametrize("method, title", [("cfr", "sampled CFR+"), ("fp", "fictitious play")])
-def test_the_convergence_chart_names_its_method_and_counts_whole_iterations(duel, method, title, monkeypatch):
+def test_the_convergence_chart_names_its_method_and_counts_whole_iterations(duel, method, title, monkeypatch,
+                                                                              tmp_path):
     """The chart's title names the algorithm that made the table (it said "fictitious play" for CFR
     runs too), and its iteration axis has whole-number ticks only."""
     import matplotlib.figure
@@ -96,6 +97,6 @@ def test_the_convergence_chart_names_its_method_and_counts_whole_iterations(duel
         seen.update(title=ax.get_title(), ticks=list(ax.get_xticks()))
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    convergence_chart(r, "unused.png")
+    convergence_chart(r, tmp_path / "unused.png")  # savefig is stubbed: nothing lands in the working folder
     assert title in seen["title"] and ("fictitious" in seen["title"]) == (method == "fp")
     assert seen["ticks"] and all(float(t).is_integer() for t in seen["ticks"]), seen["ticks"]
