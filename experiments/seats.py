@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 from experiments.outputs import write_json, write_text
@@ -119,10 +120,8 @@ def render(rows: list[dict]) -> str:
 
     rank = {g: i for i, g in enumerate(ORDER)}
     fineness = {name: i for i, name in enumerate(NAMES)}  # coarse first
-    complete = [k for k, pair in groups.items() if len(pair) == 2]
-    budgets = {}  # how many budgets each game, size and bucket set has: a heading names its deals if several
-    for k in complete:
-        budgets[k[:3]] = budgets.get(k[:3], 0) + 1
+    # how many budgets each game, size and bucket set has: a heading names its deals if several
+    budgets = Counter(k[:3] for k, pair in groups.items() if len(pair) == 2)
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
