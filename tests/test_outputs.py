@@ -17,8 +17,8 @@ def _figure():
     return fig
 
 
-WRITERS = {
-    "text": (lambda p: write_text(p, "new\n"), lambda p: p.read_text() == "new\n"),
+WRITERS = {  # by the suffix of the file each writes
+    "txt": (lambda p: write_text(p, "new\n"), lambda p: p.read_text() == "new\n"),
     "json": (lambda p: write_json(p, {"rows": [1, 2]}), lambda p: json.loads(p.read_text()) == {"rows": [1, 2]}),
     "csv": (lambda p: write_csv(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), p),
             lambda p: pd.read_csv(p).to_dict("list") == {"a": [1, 2], "b": ["x", "y"]}),
@@ -30,7 +30,7 @@ WRITERS = {
 @pytest.mark.parametrize("kind", WRITERS)
 def test_each_writer_writes_the_whole_file(tmp_path, kind):
     write, check = WRITERS[kind]
-    path = tmp_path / f"out.{'txt' if kind == 'text' else kind}"
+    path = tmp_path / f"out.{kind}"
     write(path)
     assert check(path)
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
@@ -40,7 +40,7 @@ def test_each_writer_writes_the_whole_file(tmp_path, kind):
 @pytest.mark.parametrize("kind", WRITERS)
 def test_a_failed_write_keeps_the_old_file_whole(tmp_path, kind, disk_full):
     write, _ = WRITERS[kind]
-    path = tmp_path / f"out.{'txt' if kind == 'text' else kind}"
+    path = tmp_path / f"out.{kind}"
     path.write_bytes(b"the rows measured so far")
     with disk_full(), pytest.raises(OSError, match="disk full"):
         write(path)

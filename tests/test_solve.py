@@ -277,7 +277,6 @@ def test_a_solve_checkpoint_is_saved_atomically_and_through_a_link(duel, tmp_pat
     assert (tmp_path / "link.ckpt").is_symlink() and load_checkpoint(ck).iteration == 3
 
 
-
 def test_the_convergence_chart_is_written_whole_in_the_format_its_suffix_names(duel, tmp_path, disk_full):
     """The chart went through savefig straight to its file: a run killed while it was written left half a
     PNG. It is now made in memory and renamed over the old one; an SVG gets no PNG-only metadata."""
@@ -306,6 +305,7 @@ def test_a_chart_without_an_image_suffix_is_refused_before_the_work(duel, tmp_pa
     with pytest.raises(ValueError, match=f"chart '.*{name}': {why}; end it with one of .*png"):
         solve("duel", 2, iterations=2, chart=tmp_path / name, **kw)
     assert not any(tmp_path.iterdir())
+
 
 def _npz(**arrays) -> bytes:
     import io
