@@ -8,19 +8,8 @@ the rows a resumable study has already measured are never lost.
 """
 from __future__ import annotations
 
-import json
-
-from simcore.engine.checkpoint import save_figure, write_atomic  # save_figure: pvsim solve's chart uses it too
-
-
-def write_text(path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path``, whole or not at all."""
-    write_atomic(path, [text.encode("utf-8")])
-
-
-def write_json(path, obj, indent: int = 2) -> None:
-    """Write ``obj`` as indented JSON with a final newline, whole or not at all."""
-    write_text(path, json.dumps(obj, indent=indent) + "\n")
+# pvsim solve writes its log and chart through the same functions
+from simcore.engine.checkpoint import save_figure, write_json, write_text
 
 
 def write_csv(df, path) -> None:

@@ -60,7 +60,7 @@ import numpy as np
 from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
                           with_answers)
 from .engine import is_pure
-from .engine.checkpoint import read_bytes, save_figure, write_atomic
+from .engine.checkpoint import read_bytes, save_figure, write_atomic, write_json
 from .engine.checks import (chart_format, check_deals, check_seed, check_validate_blocks, check_whole, check_writable,
                             is_real, same_file)
 from .engine.stats import Z95
@@ -854,7 +854,7 @@ def write_outputs(result: SolveResult, out, chart=None, log_json=None) -> dict:
 
 def _write_json(result: SolveResult, path) -> str:
     path = os.fspath(path)
-    write_atomic(path, [json.dumps(result.to_dict(), indent=2).encode() + b"\n"])
+    write_json(path, result.to_dict())
     return path
 
 

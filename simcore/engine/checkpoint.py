@@ -342,6 +342,16 @@ def write_atomic(path, chunks) -> None:
         raise
 
 
+def write_text(path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through :func:`write_atomic`: the old file or the whole new one."""
+    write_atomic(path, [text.encode("utf-8")])
+
+
+def write_json(path, obj, indent: int = 2) -> None:
+    """Write ``obj`` as indented JSON with a final newline, through :func:`write_atomic`."""
+    write_text(path, json.dumps(obj, indent=indent) + "\n")
+
+
 def save_figure(fig, path, **kwargs) -> None:
     """``fig.savefig(path, **kwargs)`` through :func:`write_atomic`: the old chart or the whole new one.
     The format is the one ``path``'s suffix names (:func:`~simcore.engine.checks.chart_format`)."""
