@@ -887,8 +887,7 @@ def convergence_chart(result: SolveResult, path) -> str:
                     if result.interrupted else ""))
     ax.legend(fontsize=8)
     fig.tight_layout()
-    png = chart_format(path) == "png"  # no matplotlib version in a PNG: the same run, the same bytes
-    save_figure(fig, path, dpi=100, **({"metadata": {"Software": None}} if png else {}))  # old chart or whole new
+    save_figure(fig, path, dpi=100)  # the old chart or the whole new one; a PNG without matplotlib's version
     plt.close(fig)
     return path
 

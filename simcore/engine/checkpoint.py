@@ -354,11 +354,15 @@ def write_json(path, obj, indent: int = 2) -> None:
 
 def save_figure(fig, path, **kwargs) -> None:
     """``fig.savefig(path, **kwargs)`` through :func:`write_atomic`: the old chart or the whole new one.
-    The format is the one ``path``'s suffix names (:func:`~simcore.engine.checks.chart_format`)."""
+    The format is the one ``path``'s suffix names (:func:`~simcore.engine.checks.chart_format`). A PNG
+    carries no matplotlib version unless ``metadata`` says otherwise: the same figure, the same bytes."""
     import io
 
+    fmt = chart_format(path)
+    if fmt == "png":
+        kwargs.setdefault("metadata", {"Software": None})
     buf = io.BytesIO()
-    fig.savefig(buf, format=chart_format(path), **kwargs)
+    fig.savefig(buf, format=fmt, **kwargs)
     write_atomic(path, [buf.getvalue()])
 
 
