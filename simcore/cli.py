@@ -407,10 +407,10 @@ def _check_out(path: str, flag: str = "--out") -> None:
 
 def _emit(text: str, out: str | None) -> None:
     if out:
-        from simcore.engine.checkpoint import write_atomic
+        from simcore.engine.checkpoint import write_text
 
         try:
-            write_atomic(out, [(text + "\n").encode("utf-8")])  # the old file or the whole new one
+            write_text(out, text + "\n")  # the old file or the whole new one
         except OSError as e:  # a finished result is never thrown away
             print(text)
             raise OutputError(f"could not write --out {out!r} ({e.strerror or e}); "
