@@ -45,7 +45,6 @@ need a regret traversal of its own per game. See docs/solving.md.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -60,7 +59,7 @@ import numpy as np
 from .abstraction import (NO_START, ask_fallback, draw_mixed, entries, entry_bits, rows_of, table_view_kind,
                           with_answers)
 from .engine import is_pure
-from .engine.checkpoint import read_bytes, save_figure, write_atomic, write_json
+from .engine.checkpoint import frame, read_bytes, save_figure, unframe, write_atomic, write_json
 from .engine.checks import (chart_format, check_deals, check_seed, check_validate_blocks, check_whole, check_writable,
                             is_real, same_file)
 from .engine.stats import Z95
@@ -346,20 +345,14 @@ def save_checkpoint(path, state: SolveState) -> None:
             "decisions": list(state.avg)}
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
     body = buf.getvalue()
-    write_atomic(path, [CHECKPOINT_FORMAT + b"\n", hashlib.sha256(body).hexdigest().encode() + b"\n", body])
+    write_atomic(path, frame(CHECKPOINT_FORMAT + b"\n", body))
 
 
 def load_checkpoint(path) -> SolveState:
     """Read a solve checkpoint; a ValueError names the file and what is wrong with it."""
     path = os.fspath(path)
     raw = read_bytes(path, "solve checkpoint", CHECKPOINT_MAX_BYTES)  # a regular file, sized first
-    head, sep, rest = raw.partition(b"\n")
-    if head != CHECKPOINT_FORMAT or not sep:
-        raise ValueError(f"{path!r} is not a pvsim solve checkpoint (it does not start with "
-                         f"{CHECKPOINT_FORMAT.decode()!r})")
-    checksum, sep, body = rest.partition(b"\n")
-    if not sep or hashlib.sha256(body).hexdigest().encode() != checksum:
-        raise ValueError(f"solve checkpoint {path!r} is damaged: its checksum does not match its contents")
+    body = unframe(raw, CHECKPOINT_FORMAT + b"\n", path, "solve checkpoint")
     if not zipfile.is_zipfile(io.BytesIO(body)):  # numpy would call it pickled data: say what it is not
         raise ValueError(f"solve checkpoint {path!r} is damaged: its body is not an .npz archive")
     try:

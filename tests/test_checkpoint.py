@@ -403,6 +403,30 @@ def test_a_checkpoint_of_the_old_unchecked_format_is_refused_by_name(tmp_path):
         ckpt.read(path)
 
 
+def test_a_run_checkpoint_and_a_solve_checkpoint_share_one_frame_and_refuse_each_other(tmp_path):
+    """Both are written by ``frame`` and checked by ``unframe``: each reader names the other's
+    file as not its own, and a byte changed anywhere in the body is the same checksum error."""
+    from simcore.solve import CHECKPOINT_FORMAT, load_checkpoint
+
+    run = tmp_path / "run.ckpt"
+    ckpt.write(run, {"kind": "simulate"}, {"n": 1}, next_block=1, deals=256, finished=False)
+    solve_file = tmp_path / "solve.ckpt"
+    ckpt.write_atomic(solve_file, ckpt.frame(CHECKPOINT_FORMAT + b"\n", b"an .npz would be here"))
+    assert ckpt.unframe(solve_file.read_bytes(), CHECKPOINT_FORMAT + b"\n", solve_file) == b"an .npz would be here"
+    with pytest.raises(CheckpointError, match=r"'.*run.ckpt' is not a pvsim solve checkpoint \(it does not start "
+                                              r"with 'pvsim-solve-checkpoint 1'\)"):
+        load_checkpoint(run)
+    with pytest.raises(CheckpointError, match=r"'.*solve.ckpt' is not a pvsim checkpoint \(it does not start "
+                                              r"with 'PVSIM-CHECKPOINT 2'\)"):
+        ckpt.read(solve_file)
+    raw = bytearray(solve_file.read_bytes())
+    raw[-3] ^= 0x01
+    solve_file.write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match=r"solve checkpoint '.*solve.ckpt' is truncated or corrupted: its "
+                                              r"checksum does not match its contents \(21 bytes after"):
+        load_checkpoint(solve_file)
+
+
 @pytest.mark.parametrize("ckpt_flag,out_spelling", [
     ("--checkpoint", "{tmp}/run.ckpt"),
     ("--checkpoint", "{tmp}/./sub/../run.ckpt"),

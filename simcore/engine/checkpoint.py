@@ -271,22 +271,11 @@ def read(path) -> dict:
     """
     path = check_path(path)
     data = read_bytes(path)
-    if not data.startswith(MAGIC):
-        old = next((m for m in OLD_MAGICS if data.startswith(m)), None)
-        if old is not None:
-            raise CheckpointError(f"checkpoint {path!r} is of an older format ({old[:-1].decode()}), whose progress "
-                                  f"line has no checksum; this pvsim does not resume it: start the run again")
-        raise CheckpointError(f"{path!r} is not a pvsim checkpoint (it does not start with {MAGIC[:-1]!r})")
-    try:
-        sum_end = data.index(b"\n", len(MAGIC))
-        checksum = data[len(MAGIC):sum_end].decode("ascii")
-    except (ValueError, UnicodeDecodeError):
-        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted (unreadable checksum)") from None
-    body = data[sum_end + 1:]
-    if hashlib.sha256(body).hexdigest() != checksum:
-        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted: its checksum does not match its "
-                              f"contents ({len(body):,} bytes after the checksum line); it was cut short, "
-                              f"damaged or edited")
+    old = next((m for m in OLD_MAGICS if data.startswith(m)), None)
+    if old is not None:
+        raise CheckpointError(f"checkpoint {path!r} is of an older format ({old[:-1].decode()}), whose progress "
+                              f"line has no checksum; this pvsim does not resume it: start the run again")
+    body = unframe(data, MAGIC, path)
     try:
         head_end = body.index(b"\n")
         state_end = body.index(b"\n", head_end + 1)
@@ -310,7 +299,34 @@ def write(path, header: dict, acc, next_block: int, deals: int, finished: bool) 
     state = {"next_block": int(next_block), "finished": bool(finished), "deals": int(deals), "saved": time.time()}
     body = (json.dumps(header, sort_keys=True).encode() + b"\n" + json.dumps(state, sort_keys=True).encode()
             + b"\n" + payload)
-    write_atomic(path, [MAGIC, hashlib.sha256(body).hexdigest().encode() + b"\n", body])
+    write_atomic(path, frame(MAGIC, body))
+
+
+def frame(magic: bytes, body: bytes) -> list[bytes]:
+    """A checksummed file's chunks, for :func:`write_atomic`: ``magic`` (the format line, ending
+    in a newline), the SHA-256 of ``body`` in hex on a line of its own, then ``body``.
+
+    A run's checkpoints (:func:`write`) and ``pvsim solve``'s (:mod:`simcore.solve`) are both
+    framed so; :func:`unframe` checks the frame when one is read back.
+    """
+    return [magic, hashlib.sha256(body).hexdigest().encode() + b"\n", body]
+
+
+def unframe(data: bytes, magic: bytes, path, what: str = "checkpoint") -> bytes:
+    """The body of a file :func:`frame` made, after checking its format line and checksum.
+
+    Raises :class:`CheckpointError` naming ``path``: a file that does not start with ``magic``
+    is not a pvsim ``what``; one whose checksum does not match was cut short, damaged or edited.
+    """
+    if not data.startswith(magic):
+        name = magic.rstrip(b"\n").decode(errors="replace")
+        raise CheckpointError(f"{os.fspath(path)!r} is not a pvsim {what} (it does not start with {name!r})")
+    checksum, sep, body = data[len(magic):].partition(b"\n")
+    if not sep or hashlib.sha256(body).hexdigest().encode() != checksum:
+        raise CheckpointError(f"{what} {os.fspath(path)!r} is truncated or corrupted: its checksum does not match "
+                              f"its contents ({len(body):,} bytes after the checksum line); it was cut short, "
+                              f"damaged or edited")
+    return body
 
 
 def write_atomic(path, chunks) -> None:
