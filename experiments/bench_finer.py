@@ -31,6 +31,7 @@ import os
 import time
 from pathlib import Path
 
+from experiments import sizes
 from experiments.bench_solve import Z95
 from experiments.outputs import write_json, write_text
 
@@ -42,7 +43,6 @@ OUT = ROOT / "results" / "solve"
 BUDGET = {"estonian": (1 << 22, 1 << 20), "slovak": (1 << 22, 1 << 20), "tapiola": (1 << 20, 1 << 18),
           "sviten": (1 << 20, 1 << 18), "russian": (1 << 16, 1 << 18)}
 ORDER = {"coarse": 0, "medium": 1, "fine": 2}
-GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
 
 
 def _best_builtin(game: str, P: int) -> str:
@@ -111,9 +111,9 @@ def _cell(x) -> str:
 
 
 def _game_order(game: str, P: int) -> int:
-    """Where a game's rows go in the tables: :data:`GAMES`' order, others last."""
+    """Where a game's rows go in the tables: :data:`experiments.sizes.USUAL`' order, others last."""
     spec = f"{game}:{P}"
-    return GAMES.index(spec) if spec in GAMES else 99
+    return sizes.USUAL.index(spec) if spec in sizes.USUAL else 99
 
 
 def _verdict(table: dict | None, builtin: dict | None, unresolved: str) -> str:
@@ -241,7 +241,7 @@ def judge_rows(path: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", nargs="+", default=list(GAMES), help="GAME:P (default: every shipped size)")
+    ap.add_argument("--games", nargs="+", type=sizes.size, default=list(sizes.USUAL), help="GAME:P (default: every shipped size)")
     ap.add_argument("--abstractions", nargs="+", default=["medium", "fine"])
     ap.add_argument("--deals", type=int, default=None, help="fitting deals a stage (default: BUDGET by game)")
     ap.add_argument("--eval-deals", type=int, default=None)
@@ -275,8 +275,7 @@ def main(argv=None) -> int:
         print(f"wrote {path.with_suffix('.md')} from {len(rows)} rows")
         return 0
     for spec in args.games:
-        game, _, p = spec.partition(":")
-        P = int(p or 6)
+        game, P = sizes.split(spec)
         deals, eval_deals = BUDGET[game]
         deals, eval_deals = args.deals or deals, args.eval_deals or eval_deals
         for a in args.abstractions:

@@ -36,19 +36,12 @@ import shutil
 import time
 from pathlib import Path
 
+from experiments import sizes
 from experiments.outputs import write_json
 
 Z95 = 1.959963984540054
 ROOT = Path(__file__).resolve().parent.parent
 SHIP_DIR = ROOT / "strategies" / "solved_tables"
-
-
-def _parse(games):
-    out = []
-    for g in games:
-        name, _, p = g.partition(":")
-        out.append((name, int(p or 6)))
-    return out
 
 
 def run_solve(game, P, args, out_dir: Path) -> dict:
@@ -182,7 +175,7 @@ def main(argv=None) -> int:
     from simcore.exploit import FITS
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", nargs="+", default=["estonian:6"], help="GAME:P (default estonian:6)")
+    ap.add_argument("--games", nargs="+", type=sizes.size, default=["estonian:6"], help="GAME:P (default estonian:6)")
     ap.add_argument("--iterations", type=int, default=16)
     ap.add_argument("--target", type=float, default=None)
     ap.add_argument("--abstraction", default="coarse")
@@ -225,7 +218,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for game, P in _parse(args.games):
+    for game, P in map(sizes.split, args.games):
         report = {"game": game, "players": P, "loadavg_start": os.getloadavg()}
         if args.from_table:
             report["table"] = args.from_table

@@ -46,9 +46,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from experiments.bench_exploit import _parse
-
-GAMES = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
+from experiments import sizes
 
 
 def _cpu(fn) -> float:
@@ -154,7 +152,8 @@ def bench_game(game, P, sim_deals, fit_deals, workers, repeat) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", nargs="*", default=list(GAMES), help="GAME:PLAYERS (default: every shipped size)")
+    ap.add_argument("--games", nargs="*", type=sizes.size, default=list(sizes.USUAL),
+                    help="GAME:PLAYERS (default: every shipped size)")
     ap.add_argument("--sim-deals", type=int, default=1 << 17, help="simulate's deals (default 131,072)")
     ap.add_argument("--fit-deals", type=int, default=1 << 15, help="fitting deals a stage (default 32,768)")
     ap.add_argument("--workers", type=int, default=2)
@@ -169,7 +168,7 @@ def main(argv=None):
           f"{'fit own':>9} {'dense':>7} {'shared':>7} {'x own':>6} {'x dense':>8} {'whole':>7} {'x whole':>8} "
           f"{'solve fit own':>14} {'apart':>7} {'shared':>7} {'x own':>6} {'x apart':>8} {'one-play':>9} "
           f"{'x one-play':>11}")
-    for game, P in _parse(args.games):
+    for game, P in map(sizes.split, args.games):
         b = bench_game(game, P, args.sim_deals, args.fit_deals, args.workers, args.repeat)
         cols = []
         for what, width in (("simulate", 12), ("fit", 8)):

@@ -31,13 +31,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from experiments import sizes
 from experiments.outputs import write_json, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
 
 
-ORDER = ("estonian:6", "slovak:6", "tapiola:6", "sviten:6", "russian:4", "russian:3")
 
 
 def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) -> list[dict]:
@@ -45,7 +45,7 @@ def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) 
     and budget (coarse, and the first exploitability row of its metadata, unless overridden)."""
     from strategies.solved import exploitability, shipped_tables
 
-    want = list(ORDER) if games is None else list(games)
+    want = list(sizes.USUAL) if games is None else list(games)
     tables = {f"{tf.game}:{tf.n_players}": tf for tf in shipped_tables()}
     missing = [g for g in want if g not in tables]
     if missing:
@@ -108,7 +108,7 @@ def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
 
 
 def render(rows: list[dict]) -> str:
-    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of ORDER
+    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of sizes.USUAL
     (a game's coarse BR first, then the finer ones)."""
     def cell(g):
         return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
@@ -118,7 +118,7 @@ def render(rows: list[dict]) -> str:
         groups.setdefault(budget(r), {})["table" if r["field"] == "solved" else "builtin"] = r
     from simcore.abstraction import NAMES
 
-    rank = {g: i for i, g in enumerate(ORDER)}
+    rank = {g: i for i, g in enumerate(sizes.USUAL)}
     fineness = {name: i for i, name in enumerate(NAMES)}  # coarse first
     # how many budgets each game, size and bucket set has: a heading names its deals if several
     budgets = Counter(k[:3] for k, pair in groups.items() if len(pair) == 2)
@@ -159,7 +159,7 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", help="game:players,... (default: every shipped table)")
+    ap.add_argument("--games", type=sizes.size_list, help="game:players,... (default: every shipped table)")
     ap.add_argument("--deals", type=int, help="fitting deals a stage (default: each table's recorded BR)")
     ap.add_argument("--eval-deals", type=int, help="fresh deals (default: each table's recorded BR)")
     ap.add_argument("--abstraction", choices=NAMES,
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
-    plan_list = plans(args.games.split(",") if args.games else None, args.deals, args.eval_deals, args.seed,
+    plan_list = plans(args.games or None, args.deals, args.eval_deals, args.seed,
                       args.abstraction)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "seats.json"
