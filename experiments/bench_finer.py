@@ -262,6 +262,19 @@ def main(argv=None) -> int:
                     help="measure nothing: rewrite the markdown beside --out from its rows (after rows were "
                          "relabelled by hand, say)")
     args = ap.parse_args(argv)
+    extra = {"candidate": [], "builtin": []}  # (GAME:P, FILE or FIELD), the spec written as --games writes it
+    for opt, pairs in extra.items():
+        for text in getattr(args, opt):
+            spec, eq, what = text.partition("=")
+            try:
+                spec = sizes.size(spec)
+            except argparse.ArgumentTypeError as e:
+                ap.error(f"--{opt} {text!r}: {e}")
+            if not eq or not what:
+                ap.error(f"--{opt} {text!r}: write GAME:P={'FILE' if opt == 'candidate' else 'FIELD'}")
+            if spec not in args.games:
+                ap.error(f"--{opt} {text!r} is for {spec}, which --games ({' '.join(args.games)}) leaves out")
+            pairs.append((spec, what))
     path = Path(args.out)
     rows = json.loads(path.read_text())["rows"] if path.exists() else []
     done = {_row_key(r) for r in rows}
@@ -280,9 +293,8 @@ def main(argv=None) -> int:
         deals, eval_deals = args.deals or deals, args.eval_deals or eval_deals
         for a in args.abstractions:
             fields = [] if args.no_solved else ["solved"]
-            fields += [f"table:{c.partition('=')[2]}" for c in args.candidate if c.partition("=")[0] == spec]
-            builtins = [_best_builtin(game, P)] + [b.partition("=")[2] for b in args.builtin
-                                                   if b.partition("=")[0] == spec]
+            fields += [f"table:{file}" for s, file in extra["candidate"] if s == spec]
+            builtins = [_best_builtin(game, P)] + [field for s, field in extra["builtin"] if s == spec]
             for field in fields + builtins:
                 k = _key(game, P, field, a, deals, eval_deals, args.seed)
                 if k in done:

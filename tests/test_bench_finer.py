@@ -155,3 +155,29 @@ def test_annotate_takes_every_judge_seed_and_pvsim_strategies_names_them(tmp_pat
     # one seed only: rows are not labelled with it
     bf.annotate(first, [load_table(str(path))])
     assert not any("seed 2024   " in ln for ln in exploitability_lines(load_table(str(path))))
+
+
+def test_candidates_and_built_ins_are_matched_to_games_by_spec_and_a_bad_one_is_refused(tmp_path, monkeypatch,
+                                                                                        capsys):
+    import pytest
+
+    measured = []
+
+    def fake_measure(game, P, field, a, deals, eval_deals, seed, workers, executor):
+        measured.append((game, P, field, a))
+        return dict(_row(field, 0.001, 0.0, 0.002, abstraction=a, game=game, P=P, deals=deals), wall_s=0.0)
+
+    monkeypatch.setattr(bf, "measure", fake_measure)
+    out = str(tmp_path / "finer.json")
+    # a bare game name is the usual 6 players, on either side of the match
+    assert bf.main(["--games", "estonian", "--abstractions", "coarse", "--no-solved", "--out", out,
+                    "--candidate", "estonian=x.npz", "--builtin", "estonian:6=thoughtful"]) == 0
+    assert [m[2] for m in measured] == ["table:x.npz", bf._best_builtin("estonian", 6), "thoughtful"]
+    for bad, words in [(["--candidate", "russian:3=x.npz"], "is for russian:3, which --games (russian:4) leaves out"),
+                       (["--candidate", "russain:4=x.npz"], "unknown game 'russain'"),
+                       (["--builtin", "russian:4"], "write GAME:P=FIELD"),
+                       (["--candidate", "russian:5=x.npz"], "got 5")]:
+        with pytest.raises(SystemExit) as e:
+            bf.main(["--games", "russian:4", "--out", out, *bad])
+        assert e.value.code == 2 and words in capsys.readouterr().err
+    assert len(measured) == 3  # nothing more ran
