@@ -241,7 +241,8 @@ def judge_rows(path: Path) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", nargs="+", type=sizes.size, default=list(sizes.USUAL), help="GAME:P (default: every shipped size)")
+    ap.add_argument("--games", nargs="+", type=sizes.size, default=list(sizes.USUAL),
+                    help="GAME:P (default: every shipped size)")
     ap.add_argument("--abstractions", nargs="+", default=["medium", "fine"])
     ap.add_argument("--deals", type=int, default=None, help="fitting deals a stage (default: BUDGET by game)")
     ap.add_argument("--eval-deals", type=int, default=None)
