@@ -38,8 +38,6 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
 
 
-
-
 def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) -> list[dict]:
     """One plan a shipped table: its game, players, rules, the two fields and the BR's buckets
     and budget (coarse, and the first exploitability row of its metadata, unless overridden)."""
