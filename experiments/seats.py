@@ -105,34 +105,99 @@ def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
     return table["sum"]["gain"] / builtin["sum"]["gain"], table["sum"]["ci_high"] / builtin["sum"]["gain"]
 
 
-def render(rows: list[dict]) -> str:
-    """seats.md: per game and budget, `solved`'s row and the built-in's, in the order of sizes.USUAL
-    (a game's coarse BR first, then the finer ones)."""
-    def cell(g):
-        return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
+def _fig(g: dict) -> str:
+    """A gain with its 95% interval, in a table's cell."""
+    return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
+
+
+def judges() -> dict[str, dict]:
+    """Per shipped table (``"game:players"``), the BR its seat-0 verdict takes the built-in's gain
+    from (``pvsim strategies``: the strongest BR against the built-in, the judge) and that verdict's
+    ratio and upper end; a table whose metadata has no verdict is left out."""
+    from strategies.solved import exploitability, shipped_tables
+
+    out = {}
+    for tf in shipped_tables():
+        e = exploitability(tf)
+        v = e and e["verdict"]
+        if v and v["ratio"] is not None:
+            j = e["rows"][v["builtin_row"]]
+            out[f"{tf.game}:{tf.n_players}"] = {"abstraction": j["abstraction"], "deals": j["deals"],
+                                                "ratio": v["ratio"], "ratio_upper": v["ratio_upper"]}
+    return out
+
+
+def share(deals: int, abstraction: str, judge: dict | None) -> str:
+    """How much of the judge's BR a budget is: "all", "1/4", or where the buckets differ, which they
+    are (a budget under other buckets is no share of the judge's); "-" for a table with no judge."""
+    if judge is None:
+        return "-"
+    if abstraction != judge["abstraction"]:
+        return f"{abstraction}, not the judge's {judge['abstraction']}"
+    if deals == judge["deals"]:
+        return "all"
+    if deals < judge["deals"] and judge["deals"] % deals == 0:
+        return f"1/{judge['deals'] // deals}"
+    return f"{deals / judge['deals']:.2f}"
+
+
+def _sections(rows: list[dict]) -> list[tuple[tuple, dict, dict]]:
+    """(budget, `solved`'s row, the built-in's row) for every budget that has both, in the order of
+    sizes.USUAL, a game's coarse BR first, then the finer ones, each by its deals."""
+    from simcore.abstraction import NAMES
 
     groups: dict[tuple, dict] = {}
     for r in rows:
         groups.setdefault(budget(r), {})["table" if r["field"] == "solved" else "builtin"] = r
-    from simcore.abstraction import NAMES
-
     rank = {g: i for i, g in enumerate(sizes.USUAL)}
     fineness = {name: i for i, name in enumerate(NAMES)}  # coarse first
+    return [(k, pair["table"], pair["builtin"]) for k, pair in sorted(
+            groups.items(), key=lambda kv: (rank.get(f"{kv[0][0]}:{kv[0][1]}", len(rank)),
+                                            fineness.get(kv[0][2], len(fineness)), kv[0]))
+            if len(pair) == 2]
+
+
+def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[str]:
+    """seats.md's first table: a line per game and budget, the two sums and their ratio beside what
+    part of the judge's BR the budget is and the seat-0 verdict (``judge_of``: :func:`judges`)."""
+    judge_of = judge_of or {}
+
+    def minutes(r):
+        return f"{r['wall_s'] / 60:.0f}" if r.get("wall_s") is not None else "-"
+
+    lines = ["| game | BR | fitting deals | of the judge's BR | minutes (`solved` + built-in) | `solved`'s sum "
+             "| the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for (game, P, abstraction, deals, _, _), t, b in _sections(rows):
+        q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
+        ours = f"{q[0]:.2f} ({q[1]:.2f})" if q else "not resolved"
+        verdict = f"{j['ratio']:.2f} ({j['ratio_upper']:.2f})" if j else "-"
+        lines.append(f"| {game} {P} | {abstraction} | {deals:,} | {share(deals, abstraction, j)} "
+                     f"| {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} | `{b['field']}` {_fig(b['sum'])} "
+                     f"| {ours} | {verdict} |")
+    return lines
+
+
+def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
+    """seats.md: a summary line per game and budget (:func:`summary`), then per game and budget
+    `solved`'s row and the built-in's at every seat, in the order of sizes.USUAL (a game's coarse BR
+    first, then the finer ones)."""
+    sections = _sections(rows)
     # how many budgets each game, size and bucket set has: a heading names its deals if several
-    budgets = Counter(k[:3] for k, pair in groups.items() if len(pair) == 2)
+    budgets = Counter(k[:3] for k, _, _ in sections)
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
              "first BR each table's metadata records (the one `pvsim strategies` prints first), and, where a "
              "section says so, finer buckets or another budget; gain per deal in the "
              "game's unit, 95% intervals. The sum over the seats estimates NashConv (zero exactly at a Nash "
-             "equilibrium); like each seat's figure it is a lower bound: a finer BR may find more.", ""]
-    for (game, P, abstraction, deals, eval_deals, seed), pair in sorted(
-            groups.items(), key=lambda kv: (rank.get(f"{kv[0][0]}:{kv[0][1]}", len(rank)),
-                                            fineness.get(kv[0][2], len(fineness)), kv[0])):
-        t, b = pair.get("table"), pair.get("builtin")
-        if t is None or b is None:
-            continue
+             "equilibrium); like each seat's figure it is a lower bound: a finer BR may find more.", "",
+             "## Summary", "",
+             "A line per game and budget. The judge is the BR that a table's seat-0 verdict (`pvsim strategies`) "
+             "takes the built-in's gain from; the verdict's ratio is seat 0's gain by its strongest BR over "
+             "that. Minutes are wall-clock for the whole measurement of each field.", ""]
+    lines += summary(rows, judge_of) + [""]
+    for (game, P, abstraction, deals, eval_deals, seed), t, b in sections:
         lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR")
                   + (f", {deals:,} fitting deals" if budgets[(game, P, abstraction)] > 1 else ""), "",
                   f"BR: {abstraction}, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
@@ -141,10 +206,10 @@ def render(rows: list[dict]) -> str:
                   "|---|" + "---|" * (P + 1)]
         for r in (t, b):
             name = "`solved`" if r["field"] == "solved" else f"`{r['field']}`"
-            lines.append(f"| {name} | " + " | ".join(cell(s) for s in r["seats"]) + f" | {cell(r['sum'])} |")
+            lines.append(f"| {name} | " + " | ".join(_fig(s) for s in r["seats"]) + f" | {_fig(r['sum'])} |")
         top = max(t["seats"], key=lambda s: s["gain"])
         q = ratio(t, b)
-        lines += ["", f"`solved`'s largest seat: seat {top['seat']}, {cell(top)}; seat 0's: {cell(t['seats'][0])}. "
+        lines += ["", f"`solved`'s largest seat: seat {top['seat']}, {_fig(top)}; seat 0's: {_fig(t['seats'][0])}. "
                   + (f"Sum over sum: {q[0]:.2f} (upper end {q[1]:.2f})." if q is not None
                      else "The built-in's sum is not resolved (its interval reaches zero): no ratio.")
                   + (" This BR finds no gain in `solved` (the sum's interval lies below zero)."
@@ -181,7 +246,7 @@ def main(argv=None) -> int:
             _save(path, rows)
             print(f"{p['game']}:{p['players']} {field}: sum {r['sum']['gain']:+.5f} "
                   f"[{r['sum']['ci_low']:+.5f}, {r['sum']['ci_high']:+.5f}] ({r['wall_s']} s)", flush=True)
-    write_text(args.out / "seats.md", render(rows) + "\n")
+    write_text(args.out / "seats.md", render(rows, judges()) + "\n")
     return 0
 
 

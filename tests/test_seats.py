@@ -24,6 +24,13 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
     md = (tmp_path / "seats.md").read_text()
     assert "## russian, 3 players" in md and "| field | seat 0 | seat 1 | seat 2 | sum (NashConv, lower bound) |" in md
     assert md.count("| `solved` |") == 1 and "| `place=conceal` |" in md
+    # the summary's line: a coarse BR is no share of the fine judge's, beside the table's seat-0 verdict
+    j = seats.judges()["russian:3"]
+    assert j["abstraction"] == "fine" and j["ratio"] <= j["ratio_upper"]
+    line = next(x for x in md.splitlines() if x.startswith("| russian 3 | coarse | 4,096 |"))
+    assert "| coarse, not the judge's fine |" in line and line.endswith(
+        f"| {j['ratio']:.2f} ({j['ratio_upper']:.2f}) |")
+    assert md.index("## Summary") < md.index(line) < md.index("## russian, 3 players")
 
     def no_measure(*a, **k):
         raise AssertionError("measured again")
@@ -96,3 +103,39 @@ def test_two_budgets_of_one_bucket_set_get_headings_apart():
         "## russian, 3 players, fine BR, 8,192 fitting deals\n")
     assert "fitting deals\n" not in render(rows[::2])  # one budget: the plain heading
     assert "## russian, 3 players, fine BR\n" in render(rows[::2])
+
+
+def test_a_budget_is_named_as_a_share_of_the_judge_s_under_the_same_buckets_only():
+    from experiments.seats import share
+
+    judge = {"abstraction": "fine", "deals": 1 << 20, "ratio": 0.1, "ratio_upper": 0.2}
+    assert share(1 << 20, "fine", judge) == "all"
+    assert share(1 << 18, "fine", judge) == "1/4"
+    assert share(3 << 18, "fine", judge) == "0.75"  # not a whole fraction
+    assert share(1 << 21, "fine", judge) == "2.00"  # more than the judge's
+    assert share(1 << 20, "coarse", judge) == "coarse, not the judge's fine"
+    assert share(1 << 20, "fine", None) == "-"
+
+
+def test_the_summary_has_a_line_per_budget_in_the_sections_order():
+    from experiments.seats import render, summary
+
+    def row(field, deals, gain, lo, wall=90.0):
+        g = {"gain": gain, "ci_low": lo, "ci_high": 2 * gain - lo}
+        return {"game": "russian", "players": 3, "abstraction": "fine", "deals": deals, "eval_deals": 4096,
+                "seed": 1, "field": field, "unit": "pot share", "seats": [dict(g, seat=k) for k in range(3)],
+                "sum": g, "wall_s": wall}
+
+    rows = [row("solved", 8192, 0.001, 0.0005), row("place=conceal", 8192, 0.01, 0.008, 30.0),
+            row("solved", 4096, 0.001, 0.0), row("place=conceal", 4096, 0.004, -0.001),
+            row("solved", 2048, 0.001, 0.0)]  # no built-in at 2,048: no line
+    judge = {"russian:3": {"abstraction": "fine", "deals": 8192, "ratio": 0.12, "ratio_upper": 0.25}}
+    lines = summary(rows, judge)
+    assert len(lines) == 4  # the header, its rule, a line per budget that has both fields
+    small, full = lines[2], lines[3]
+    assert small.startswith("| russian 3 | fine | 4,096 | 1/2 | 2 + 2 |") and "| not resolved |" in small
+    assert full.startswith("| russian 3 | fine | 8,192 | all | 2 + 0 |")
+    assert "| `place=conceal` +0.01000 [+0.00800, +0.01200] | 0.10 (0.15) | 0.12 (0.25) |" in full
+    assert summary(rows)[3].endswith("| 0.10 (0.15) | - |")  # no judge known: no verdict
+    md = render(rows, judge)
+    assert md.index(full) < md.index("## russian, 3 players, fine BR, 4,096 fitting deals")
