@@ -83,7 +83,7 @@ def measure(plan: dict, field: str, workers=None) -> dict:
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
             "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"],
-            "seed": plan["seed"], "unit": d["unit"],
+            "seed": plan["seed"], "passes": r.passes, "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
             "wall_s": round(time.perf_counter() - t0, 1)}
@@ -108,6 +108,13 @@ def ratio(table: dict, builtin: dict) -> tuple[float, float] | None:
 def _fig(g: dict) -> str:
     """A gain with its 95% interval, in a table's cell."""
     return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
+
+
+def _passes(r: dict) -> str:
+    """How many backward passes the BR made over the stages (the game's default for the field, which
+    ``exploit`` chose), as the BR line says it; nothing for a row that does not record it."""
+    n = r.get("passes")
+    return "" if n is None else f" x {n} backward pass{'es' if n > 1 else ''}"
 
 
 def judges() -> dict[str, dict]:
@@ -165,14 +172,14 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     def minutes(r):
         return f"{r['wall_s'] / 60:.0f}" if r.get("wall_s") is not None else "-"
 
-    lines = ["| game | BR | fitting deals | of the judge's BR | minutes (`solved` + built-in) | `solved`'s sum "
+    lines = ["| game | BR | passes | fitting deals | of the judge's BR | minutes (`solved` + built-in) | `solved`'s sum "
              "| the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for (game, P, abstraction, deals, _, _), t, b in _sections(rows):
         q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
         ours = f"{q[0]:.2f} ({q[1]:.2f})" if q else "not resolved"
         verdict = f"{j['ratio']:.2f} ({j['ratio_upper']:.2f})" if j else "-"
-        lines.append(f"| {game} {P} | {abstraction} | {deals:,} | {share(deals, abstraction, j)} "
+        lines.append(f"| {game} {P} | {abstraction} | {t.get('passes') or '-'} | {deals:,} | {share(deals, abstraction, j)} "
                      f"| {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} | `{b['field']}` {_fig(b['sum'])} "
                      f"| {ours} | {verdict} |")
     return lines
@@ -194,14 +201,17 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
              "equilibrium); like each seat's figure it is a lower bound: a finer BR may find more.", "",
              "## Summary", "",
              "A line per game and budget. The judge is the BR that a table's seat-0 verdict (`pvsim strategies`) "
-             "takes the built-in's gain from; the verdict's ratio is seat 0's gain by its strongest BR over "
-             "that. Minutes are wall-clock for the whole measurement of each field.", ""]
+             "takes the built-in's gain from (`experiments/bench_finer.py`: seat 0, one backward pass); the "
+             "verdict's ratio is seat 0's gain by its strongest BR over that. The BR here makes the passes "
+             "`pvsim exploit` makes by default for the game and field, so where that is more than one, it is "
+             "at least as strong as the judge at the same fitting deals a stage. Minutes are wall-clock for "
+             "the whole measurement of each field.", ""]
     lines += summary(rows, judge_of) + [""]
     for (game, P, abstraction, deals, eval_deals, seed), t, b in sections:
         lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR")
                   + (f", {deals:,} fitting deals" if budgets[(game, P, abstraction)] > 1 else ""), "",
-                  f"BR: {abstraction}, {deals:,} fitting deals a stage, {eval_deals:,} fresh deals, seed {seed}; "
-                  f"{t['unit']}.", "",
+                  f"BR: {abstraction}, {deals:,} fitting deals a stage{_passes(t)}, {eval_deals:,} fresh deals, "
+                  f"seed {seed}; {t['unit']}.", "",
                   "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",
                   "|---|" + "---|" * (P + 1)]
         for r in (t, b):

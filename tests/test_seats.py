@@ -27,7 +27,9 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
     # the summary's line: a coarse BR is no share of the fine judge's, beside the table's seat-0 verdict
     j = seats.judges()["russian:3"]
     assert j["abstraction"] == "fine" and j["ratio"] <= j["ratio_upper"]
-    line = next(x for x in md.splitlines() if x.startswith("| russian 3 | coarse | 4,096 |"))
+    # Russian's BR against a field that reads the cards makes one backward pass (its fit_defaults)
+    assert [r["passes"] for r in rows] == [1, 1] and "4,096 fitting deals a stage x 1 backward pass," in md
+    line = next(x for x in md.splitlines() if x.startswith("| russian 3 | coarse | 1 | 4,096 |"))
     assert "| coarse, not the judge's fine |" in line and line.endswith(
         f"| {j['ratio']:.2f} ({j['ratio_upper']:.2f}) |")
     assert md.index("## Summary") < md.index(line) < md.index("## russian, 3 players")
@@ -129,13 +131,17 @@ def test_the_summary_has_a_line_per_budget_in_the_sections_order():
     rows = [row("solved", 8192, 0.001, 0.0005), row("place=conceal", 8192, 0.01, 0.008, 30.0),
             row("solved", 4096, 0.001, 0.0), row("place=conceal", 4096, 0.004, -0.001),
             row("solved", 2048, 0.001, 0.0)]  # no built-in at 2,048: no line
+    rows[0]["passes"] = rows[1]["passes"] = 2
     judge = {"russian:3": {"abstraction": "fine", "deals": 8192, "ratio": 0.12, "ratio_upper": 0.25}}
     lines = summary(rows, judge)
     assert len(lines) == 4  # the header, its rule, a line per budget that has both fields
     small, full = lines[2], lines[3]
-    assert small.startswith("| russian 3 | fine | 4,096 | 1/2 | 2 + 2 |") and "| not resolved |" in small
-    assert full.startswith("| russian 3 | fine | 8,192 | all | 2 + 0 |")
+    assert small.startswith("| russian 3 | fine | - | 4,096 | 1/2 | 2 + 2 |")  # no passes recorded
+    assert "| not resolved |" in small
+    assert full.startswith("| russian 3 | fine | 2 | 8,192 | all | 2 + 0 |")
     assert "| `place=conceal` +0.01000 [+0.00800, +0.01200] | 0.10 (0.15) | 0.12 (0.25) |" in full
     assert summary(rows)[3].endswith("| 0.10 (0.15) | - |")  # no judge known: no verdict
     md = render(rows, judge)
+    assert "BR: fine, 8,192 fitting deals a stage x 2 backward passes, 4,096 fresh deals" in md
+    assert "BR: fine, 4,096 fitting deals a stage, 4,096 fresh deals" in md
     assert md.index(full) < md.index("## russian, 3 players, fine BR, 4,096 fitting deals")
