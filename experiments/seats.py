@@ -172,16 +172,16 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     def minutes(r):
         return f"{r['wall_s'] / 60:.0f}" if r.get("wall_s") is not None else "-"
 
-    lines = ["| game | BR | passes | fitting deals | of the judge's BR | minutes (`solved` + built-in) | `solved`'s sum "
-             "| the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
+    lines = ["| game | BR | passes | fitting deals | of the judge's BR | minutes (`solved` + built-in) "
+             "| `solved`'s sum | the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for (game, P, abstraction, deals, _, _), t, b in _sections(rows):
         q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
         ours = f"{q[0]:.2f} ({q[1]:.2f})" if q else "not resolved"
         verdict = f"{j['ratio']:.2f} ({j['ratio_upper']:.2f})" if j else "-"
-        lines.append(f"| {game} {P} | {abstraction} | {t.get('passes') or '-'} | {deals:,} | {share(deals, abstraction, j)} "
-                     f"| {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} | `{b['field']}` {_fig(b['sum'])} "
-                     f"| {ours} | {verdict} |")
+        lines.append(f"| {game} {P} | {abstraction} | {t.get('passes') or '-'} | {deals:,} "
+                     f"| {share(deals, abstraction, j)} | {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} "
+                     f"| `{b['field']}` {_fig(b['sum'])} | {ours} | {verdict} |")
     return lines
 
 
