@@ -15,9 +15,14 @@ exploitable built-in, and reports:
   interval ``pvsim exploit`` gives for the mean, times the seats;
 - the ratio of the two sums, table over built-in, where the built-in's is resolved.
 
+The BR makes the backward passes ``pvsim exploit`` makes by default for the game and field (two
+for the 6-player games, one for Russian against a field that reads the cards), and each row
+records them; the judges of ``experiments/bench_finer.py`` make one.
+
 Each measurement is written to ``results/solve/seats.json`` as it completes, and a rerun skips
 those already there with the same settings, so an interrupted run resumes where it stopped.
-``results/solve/seats.md`` is the table.
+``results/solve/seats.md`` opens with a summary, a line per game and budget beside the share of
+the judge's fitting deals it is and the table's seat-0 verdict, and then gives every seat.
 
     python -m experiments.seats                          # every shipped table, its recorded budget
     python -m experiments.seats --games russian:3 --deals 8192 --eval-deals 8192
