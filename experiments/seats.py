@@ -16,8 +16,9 @@ exploitable built-in, and reports:
 - the ratio of the two sums, table over built-in, where the built-in's is resolved.
 
 The BR makes the backward passes ``pvsim exploit`` makes by default for the game and field (two
-for the 6-player games, one for Russian against a field that reads the cards), and each row
-records them; the judges of ``experiments/bench_finer.py`` make one.
+for the 6-player games, one for Russian against a field that reads the cards), or ``--passes``;
+each row records them. The judges of ``experiments/bench_finer.py`` make one, so ``--passes 1``
+at a judge's buckets and deals repeats the judge at seat 0 and costs half the default's fitting.
 
 Each measurement is written to ``results/solve/seats.json`` as it completes, and a rerun skips
 those already there with the same settings, so an interrupted run resumes where it stopped.
@@ -27,6 +28,7 @@ the judge's fitting deals it is and the table's seat-0 verdict, and then gives e
     python -m experiments.seats                          # every shipped table, its recorded budget
     python -m experiments.seats --games russian:3 --deals 8192 --eval-deals 8192
     python -m experiments.seats --games russian:4,russian:3 --abstraction fine --deals 262144
+    python -m experiments.seats --games estonian:6 --abstraction medium --deals 67108864 --passes 1
 """
 from __future__ import annotations
 
@@ -43,9 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
 
 
-def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) -> list[dict]:
+def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None, passes=None) -> list[dict]:
     """One plan a shipped table: its game, players, rules, the two fields and the BR's buckets
-    and budget (coarse, and the first exploitability row of its metadata, unless overridden)."""
+    and budget (coarse, and the first exploitability row of its metadata, unless overridden), and
+    its backward passes (None: ``pvsim exploit``'s default for the game and field)."""
     from strategies.solved import exploitability, shipped_tables
 
     want = list(sizes.USUAL) if games is None else list(games)
@@ -61,13 +64,24 @@ def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None) 
                     "fields": ["solved", first["builtin"]], "abstraction": abstraction or "coarse",
                     "deals": first["deals"] if deals is None else deals,
                     "eval_deals": first["eval_deals"] if eval_deals is None else eval_deals,
-                    "seed": first["seed"] if seed is None else seed})
+                    "seed": first["seed"] if seed is None else seed, "passes": passes})
     return out
 
 
+def default_passes(game: str, players: int, options: dict | None, field: str) -> int:
+    """The backward passes ``pvsim exploit`` makes against ``field`` where it is not told: the game's
+    own fitting default (Russian's depends on the field), else two."""
+    from simcore.api import _registry, _variant
+    from simcore.exploit import DEFAULT_PASSES, fit_defaults
+
+    v = _variant(game, options or None)
+    return fit_defaults(v, _registry().lineup(v, players, field, field)[0]).get("passes", DEFAULT_PASSES)
+
+
 def budget(r: dict) -> tuple:
-    """What a measurement of either field shares: game, players, buckets, fitting and fresh deals, seed."""
-    return (r["game"], r["players"], r["abstraction"], r["deals"], r["eval_deals"], r["seed"])
+    """What a measurement of either field shares: game, players, buckets, fitting and fresh deals, seed
+    and backward passes (None for a row that does not record them)."""
+    return (r["game"], r["players"], r["abstraction"], r["deals"], r["eval_deals"], r["seed"], r.get("passes"))
 
 
 def key(r: dict, field=None) -> tuple:
@@ -82,7 +96,7 @@ def measure(plan: dict, field: str, workers=None) -> dict:
     t0 = time.perf_counter()
     r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
                 eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
-                options=plan["options"] or None, rollout=0, workers=workers)
+                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers)
     d = r.to_dict()
     P = plan["players"]
     mean = d["mean"]
@@ -180,7 +194,7 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     lines = ["| game | BR | passes | fitting deals | of the judge's BR | minutes (`solved` + built-in) "
              "| `solved`'s sum | the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for (game, P, abstraction, deals, _, _), t, b in _sections(rows):
+    for (game, P, abstraction, deals, *_), t, b in _sections(rows):
         q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
         ours = f"{q[0]:.2f} ({q[1]:.2f})" if q else "not resolved"
         verdict = f"{j['ratio']:.2f} ({j['ratio_upper']:.2f})" if j else "-"
@@ -195,8 +209,12 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
     `solved`'s row and the built-in's at every seat, in the order of sizes.USUAL (a game's coarse BR
     first, then the finer ones)."""
     sections = _sections(rows)
-    # how many budgets each game, size and bucket set has: a heading names its deals if several
-    budgets = Counter(k[:3] for k, _, _ in sections)
+    # a heading names its deals where its game, size and buckets were measured at several, and its
+    # passes where several budgets share those deals
+    deals_of: dict[tuple, set] = {}
+    for k, _, _ in sections:
+        deals_of.setdefault(k[:3], set()).add(k[3])
+    passes_at = Counter(k[:4] for k, _, _ in sections)
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
@@ -208,13 +226,14 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
              "A line per game and budget. The judge is the BR that a table's seat-0 verdict (`pvsim strategies`) "
              "takes the built-in's gain from (`experiments/bench_finer.py`: seat 0, one backward pass); the "
              "verdict's ratio is seat 0's gain by its strongest BR over that. The BR here makes the passes "
-             "`pvsim exploit` makes by default for the game and field, so where that is more than one, it is "
-             "at least as strong as the judge at the same fitting deals a stage. Minutes are wall-clock for "
+             "`pvsim exploit` makes by default for the game and field (or `--passes`), so where that is more than "
+             "one, it is at least as strong as the judge at the same fitting deals a stage. Minutes are wall-clock for "
              "the whole measurement of each field.", ""]
     lines += summary(rows, judge_of) + [""]
-    for (game, P, abstraction, deals, eval_deals, seed), t, b in sections:
+    for (game, P, abstraction, deals, eval_deals, seed, _), t, b in sections:
         lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR")
-                  + (f", {deals:,} fitting deals" if budgets[(game, P, abstraction)] > 1 else ""), "",
+                  + (f", {deals:,} fitting deals" if len(deals_of[(game, P, abstraction)]) > 1 else "")
+                  + (_passes(t).replace(" x ", ", ") if passes_at[(game, P, abstraction, deals)] > 1 else ""), "",
                   f"BR: {abstraction}, {deals:,} fitting deals a stage{_passes(t)}, {eval_deals:,} fresh deals, "
                   f"seed {seed}; {t['unit']}.", "",
                   "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",
@@ -243,20 +262,25 @@ def main(argv=None) -> int:
     ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
+    ap.add_argument("--passes", type=int, help="backward passes over the stages (default: pvsim exploit's "
+                                              "for the game and field; the judges make 1)")
     ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
+    if args.passes is not None and args.passes < 1:
+        ap.error(f"--passes must be a positive integer, got {args.passes}")
     plan_list = plans(args.games or None, args.deals, args.eval_deals, args.seed,
-                      args.abstraction)
+                      args.abstraction, args.passes)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "seats.json"
     rows = _load(path)
     for p in plan_list:
         for field in p["fields"]:
-            if any(key(r) == key(p, field) for r in rows):
+            want = dict(p, passes=p["passes"] or default_passes(p["game"], p["players"], p["options"], field))
+            if any(key(r) == key(want, field) for r in rows):
                 print(f"{p['game']}:{p['players']} {field}: already measured", flush=True)
                 continue
-            r = measure(p, field, args.workers)
+            r = measure(want, field, args.workers)
             rows.append(r)
             _save(path, rows)
             print(f"{p['game']}:{p['players']} {field}: sum {r['sum']['gain']:+.5f} "

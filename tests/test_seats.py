@@ -145,3 +145,37 @@ def test_the_summary_has_a_line_per_budget_in_the_sections_order():
     assert "BR: fine, 8,192 fitting deals a stage x 2 backward passes, 4,096 fresh deals" in md
     assert "BR: fine, 4,096 fitting deals a stage, 4,096 fresh deals" in md
     assert md.index(full) < md.index("## russian, 3 players, fine BR, 4,096 fitting deals")
+
+
+def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tmp_path, monkeypatch):
+    import importlib
+
+    import experiments.seats as seats
+
+    assert seats.default_passes("estonian", 6, {}, "solved") == 2  # exploit's DEFAULT_PASSES
+    assert seats.default_passes("russian", 3, {}, "place=conceal") == 1  # a field that reads the cards
+    assert seats.default_passes("russian", 3, {}, "place=first-open") == 4  # a rule field
+    module = importlib.import_module("simcore.exploit")
+    used = []
+    real = module.exploit
+
+    def spy(*a, **k):
+        used.append(k["passes"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(module, "exploit", spy)
+    base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    assert seats.main(base) == 0
+    assert seats.main(base + ["--passes", "1"]) == 0  # the default, spelt out: nothing measured again
+    assert seats.main(base + ["--passes", "2"]) == 0  # another budget
+    assert used == [1, 1, 2, 2]
+    rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
+    assert [r["passes"] for r in rows] == [1, 1, 2, 2]
+    md = (tmp_path / "seats.md").read_text()
+    one = md.index("## russian, 3 players, 1 backward pass\n")
+    two = md.index("## russian, 3 players, 2 backward passes\n")
+    assert one < two and "2,048 fitting deals a stage x 2 backward passes," in md[two:]
+    assert "| russian 3 | coarse | 2 | 2,048 |" in md and "| russian 3 | coarse | 1 | 2,048 |" in md
+    with pytest.raises(SystemExit) as e:
+        seats.main(base + ["--passes", "0"])
+    assert e.value.code == 2 and used == [1, 1, 2, 2]
