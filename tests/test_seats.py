@@ -45,20 +45,26 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
         seats.main(["--games", "estonian:5", "--out", str(tmp_path)])
 
 
-def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, monkeypatch):
+def spy_on_exploit(monkeypatch, arg: str) -> list:
+    """The list that each later call of simcore.exploit.exploit appends its keyword ``arg`` to."""
     import importlib
-
-    import experiments.seats as seats
 
     module = importlib.import_module("simcore.exploit")  # the module: simcore.exploit is also the function
     used = []
     real = module.exploit
 
     def spy(*a, **k):
-        used.append(k["abstraction"])
+        used.append(k[arg])
         return real(*a, **k)
 
     monkeypatch.setattr(module, "exploit", spy)
+    return used
+
+
+def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, monkeypatch):
+    import experiments.seats as seats
+
+    used = spy_on_exploit(monkeypatch, "abstraction")
     base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(base + ["--abstraction", "medium"]) == 0
     assert seats.main(base) == 0  # coarse: another budget, so measured, not skipped
@@ -148,22 +154,12 @@ def test_the_summary_has_a_line_per_budget_in_the_sections_order():
 
 
 def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tmp_path, monkeypatch):
-    import importlib
-
     import experiments.seats as seats
 
     assert seats.default_passes("estonian", 6, {}, "solved") == 2  # exploit's DEFAULT_PASSES
     assert seats.default_passes("russian", 3, {}, "place=conceal") == 1  # a field that reads the cards
     assert seats.default_passes("russian", 3, {}, "place=first-open") == 4  # a rule field
-    module = importlib.import_module("simcore.exploit")
-    used = []
-    real = module.exploit
-
-    def spy(*a, **k):
-        used.append(k["passes"])
-        return real(*a, **k)
-
-    monkeypatch.setattr(module, "exploit", spy)
+    used = spy_on_exploit(monkeypatch, "passes")
     base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(base) == 0
     assert seats.main(base + ["--passes", "1"]) == 0  # the default, spelt out: nothing measured again
