@@ -35,7 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 
 from experiments import sizes
@@ -129,11 +129,9 @@ def _fig(g: dict) -> str:
     return f"{g['gain']:+.5f} [{g['ci_low']:+.5f}, {g['ci_high']:+.5f}]"
 
 
-def _passes(r: dict) -> str:
-    """How many backward passes the BR made over the stages (the game's default for the field, which
-    ``exploit`` chose), as the BR line says it; nothing for a row that does not record it."""
-    n = r.get("passes")
-    return "" if n is None else f" x {n} backward pass{'es' if n > 1 else ''}"
+def _passes(n: int) -> str:
+    """``n`` backward passes over the stages, in words."""
+    return f"{n} backward pass{'es' if n > 1 else ''}"
 
 
 def judges() -> dict[str, dict]:
@@ -210,11 +208,11 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
     first, then the finer ones)."""
     sections = _sections(rows)
     # a heading names its deals where its game, size and buckets were measured at several, and its
-    # passes where several budgets share those deals
-    deals_of: dict[tuple, set] = {}
+    # passes where those deals were measured at several
+    deals_of, passes_of = defaultdict(set), defaultdict(set)
     for k, _, _ in sections:
-        deals_of.setdefault(k[:3], set()).add(k[3])
-    passes_at = Counter(k[:4] for k, _, _ in sections)
+        deals_of[k[:3]].add(k[3])
+        passes_of[k[:4]].add(k[6])
     lines = ["# Every seat's best response to the shipped `solved` tables", "",
              "Made by `python -m experiments.seats`. Each seat's best response (BR), fitted and measured "
              "against a field that plays the policy at every other seat: coarse, with the budget and seed of the "
@@ -230,12 +228,13 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
              "one, it is at least as strong as the judge at the same fitting deals a stage. Minutes are wall-clock for "
              "the whole measurement of each field.", ""]
     lines += summary(rows, judge_of) + [""]
-    for (game, P, abstraction, deals, eval_deals, seed, _), t, b in sections:
+    for (game, P, abstraction, deals, eval_deals, seed, passes), t, b in sections:
+        said = "" if passes is None else _passes(passes)  # an older row may not record its passes
         lines += [f"## {game}, {P} players" + ("" if abstraction == "coarse" else f", {abstraction} BR")
                   + (f", {deals:,} fitting deals" if len(deals_of[(game, P, abstraction)]) > 1 else "")
-                  + (_passes(t).replace(" x ", ", ") if passes_at[(game, P, abstraction, deals)] > 1 else ""), "",
-                  f"BR: {abstraction}, {deals:,} fitting deals a stage{_passes(t)}, {eval_deals:,} fresh deals, "
-                  f"seed {seed}; {t['unit']}.", "",
+                  + (f", {said}" if said and len(passes_of[(game, P, abstraction, deals)]) > 1 else ""), "",
+                  f"BR: {abstraction}, {deals:,} fitting deals a stage" + (f" x {said}" if said else "")
+                  + f", {eval_deals:,} fresh deals, seed {seed}; {t['unit']}.", "",
                   "| field | " + " | ".join(f"seat {k}" for k in range(P)) + " | sum (NashConv, lower bound) |",
                   "|---|" + "---|" * (P + 1)]
         for r in (t, b):
