@@ -1,6 +1,6 @@
 """Sviten Special: how many cards to draw with what, when to keep an open card, and how the pot splits.
 
-Run ``python -m experiments.sviten_draw [--full] [--threads K] [--out DIR]``.
+Run ``python -m experiments.sviten_draw [--full] [--threads K] [--seed S] [--out DIR]``.
 
 Six studies, written to ``results/sviten/``; the paired ones play every
 alternative on the same deals (same cards, same chance draws for recycling):
@@ -348,6 +348,8 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the committed results (about a minute)")
     add_cell_arguments(ap)
+    ap.add_argument("--seed", type=int, default=SEED,
+                    help=f"the first study's seed; each later study takes the next (default {SEED})")
     ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
     args = ap.parse_args(argv)
     configure_cells(args)
@@ -355,39 +357,41 @@ def main(argv=None) -> int:
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     import strategies  # noqa: F401  (registers the policies)
+    from simcore.engine.executors import default_workers
 
     timing = {}
     t = time.perf_counter()
-    pol = policy_table(cfg["policy_players"], cfg["policy_deals"], cfg["open_deals"], SEED, args.threads)
+    pol = policy_table(cfg["policy_players"], cfg["policy_deals"], cfg["open_deals"], args.seed, args.threads)
     write_csv(pol, out / "policies.csv")
     plot_policies(pol, out / "policies.png")
     timing["policies"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    chart = draw_chart_table(cfg["chart_deals"], SEED + 1, args.threads)
+    chart = draw_chart_table(cfg["chart_deals"], args.seed + 1, args.threads)
     write_csv(chart, out / "draw_chart.csv")
     plot_draw_chart(chart, out / "draw_chart.png")
     timing["draw_chart"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    oc = open_chart_table(cfg["open_chart_deals"], SEED + 2, args.threads)
+    oc = open_chart_table(cfg["open_chart_deals"], args.seed + 2, args.threads)
     write_csv(oc, out / "open_chart.csv")
     plot_open_chart(oc, out / "open_chart.png")
     timing["open_chart"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    hv = halves_table(cfg["halves_deals"], SEED + 3, args.threads)
+    hv = halves_table(cfg["halves_deals"], args.seed + 3, args.threads)
     write_csv(hv, out / "halves.csv")
     plot_halves(hv, out / "halves.png")
     timing["halves"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    rs = reshuffle_table(cfg["reshuffle_players"], cfg["reshuffle_deals"], SEED + 4, args.threads)
+    rs = reshuffle_table(cfg["reshuffle_players"], cfg["reshuffle_deals"], args.seed + 4, args.threads)
     write_csv(rs, out / "reshuffles.csv")
     timing["reshuffles"] = time.perf_counter() - t
 
     prov = {"command": " ".join(["python -m experiments.sviten_draw"] + (argv if argv is not None else sys.argv[1:])),
-            "mode": "full" if args.full else "quick", "seed": SEED, "config": cfg, "field": FIELD,
+            "mode": "full" if args.full else "quick", "seed": args.seed, "threads": args.threads or default_workers(),
+            "config": cfg, "field": FIELD,
             "git_commit": git_commit(), "versions": versions(), "seconds": {k: round(x, 1) for k, x in timing.items()}}
     write_json(out / "provenance.json", prov)
     _headline(pol, chart, oc, hv, rs)
