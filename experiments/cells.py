@@ -14,18 +14,41 @@ it by name).
 """
 from __future__ import annotations
 
+import argparse
+
 _SETTINGS: dict = {"executor": None, "workers": None, "scheduler": None}
 OPTIONS = ("threads", "executor", "workers", "scheduler")  # what add_arguments adds
+
+
+def _whole(text: str, low: int, what: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = None
+    if n is None or n < low:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+    return n
+
+
+def count(text: str) -> int:
+    """An argparse type: a positive integer (threads, workers, deals), or an error naming ``text``."""
+    return _whole(text, 1, "a positive integer")
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, a non-negative integer (as ``pvsim``'s ``--seed``), or an error
+    naming ``text``."""
+    return _whole(text, 0, "a non-negative integer")
 
 
 def add_arguments(ap) -> None:
     """Where an experiment's command line runs its cells: ``--threads``, ``--executor``,
     ``--workers`` and ``--scheduler`` (:data:`OPTIONS`)."""
-    ap.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    ap.add_argument("--threads", type=count, default=None, help="worker threads (default: all cores)")
     ap.add_argument("--executor", choices=("threads", "processes", "dask"), default=None,
                     help="threads (default): cells one after another, each on all threads; processes or "
                          "dask: every cell of a study at once, one per worker")
-    ap.add_argument("--workers", type=int, default=None, help="worker processes or Dask workers (default: all cores)")
+    ap.add_argument("--workers", type=count, default=None, help="worker processes or Dask workers (default: all cores)")
     ap.add_argument("--scheduler", default=None,
                     help="a Dask scheduler address (tcp://HOST:8786): send the cells to that cluster")
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
+from .cells import (add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells,
+                    seed as seed_type)
 from .outputs import save_figure, write_csv, write_json
 from .provenance import git_commit, versions
 
@@ -330,7 +331,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Estonian Twist: which card to pass and to discard")
     ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about two minutes)")
     add_cell_arguments(ap)
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--seed", type=seed_type, default=SEED)
     ap.add_argument("--out", default=str(ROOT / "results" / "estonian"))
     args = ap.parse_args(argv)
     configure_cells(args)

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat_position_table
 from .studylog import StudyLog
@@ -343,7 +343,7 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 2-4 minutes on 2 cores)")
     add_cell_arguments(p)
-    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--seed", type=seed_type, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "russian")
     args = p.parse_args(argv)
     configure_cells(args)

@@ -37,7 +37,8 @@ from numba import njit
 
 from strategies.features import straight_outs
 
-from .cells import add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells
+from .cells import (add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells,
+                    seed as seed_type)
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat0_paired, seat_position_table
 from .studylog import StudyLog
@@ -439,7 +440,7 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
     add_cell_arguments(p)
-    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--seed", type=seed_type, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")
     p.add_argument("--only", choices=["policies", "seats", "chart", "exchange2"], action="append",
                    help="run only these studies (repeatable)")

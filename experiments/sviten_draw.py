@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
 from .outputs import save_figure, write_csv, write_json
 from .paired import ci_columns, paired_rows, plot_paired_by_players, seat0_paired
 from .provenance import git_commit, versions
@@ -348,7 +348,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="the committed results (about a minute)")
     add_cell_arguments(ap)
-    ap.add_argument("--seed", type=int, default=SEED,
+    ap.add_argument("--seed", type=seed_type, default=SEED,
                     help=f"the first study's seed; each later study takes the next (default {SEED})")
     ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
     args = ap.parse_args(argv)

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells
+from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, paired_panel, paired_rows, plot_paired_by_players, seat0_paired
 from .studylog import StudyLog
@@ -370,7 +370,7 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--full", action="store_true", help="the full study (about 2 minutes on 2 cores)")
     add_cell_arguments(p)
-    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--seed", type=seed_type, default=SEED)
     p.add_argument("--out", type=Path, default=ROOT / "results" / "tapiola")
     p.add_argument("--replot", action="store_true", help="only redraw the charts from the CSVs in --out")
     args = p.parse_args(argv)

@@ -1,0 +1,59 @@
+"""Every game's experiment takes ``--seed``, and Sviten's reaches its studies and its provenance; a bad
+seed or worker count is refused by name before any study runs."""
+import json
+
+import pytest
+
+from experiments import estonian_pass, main as main_job, russian_placement, slovak_exchange, solved, sviten_draw, \
+    tapiola_discards
+
+TINY = dict(policy_players=[3], policy_deals=600, open_deals=600, chart_deals=600, open_chart_deals=600,
+            halves_deals=600, reshuffle_players=[5], reshuffle_deals=600)
+
+
+GAMES = [estonian_pass, slovak_exchange, tapiola_discards, sviten_draw, russian_placement, solved]
+
+
+@pytest.mark.parametrize("module", GAMES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_every_game_experiment_takes_a_seed(module, capsys):
+    with pytest.raises(SystemExit) as e:
+        module.main(["--help"])
+    assert e.value.code == 0 and "--seed" in capsys.readouterr().out
+
+
+def test_the_sviten_experiment_plays_the_seed_it_is_given(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(sviten_draw, "QUICK", TINY)
+    tables = {}
+    for seed in (7, 8):
+        out = tmp_path / str(seed)
+        assert sviten_draw.main(["--seed", str(seed), "--threads", "1", "--out", str(out)]) == 0
+        prov = json.loads((out / "provenance.json").read_text())
+        assert prov["seed"] == seed and prov["threads"] == 1 and "--seed" in prov["command"]
+        tables[seed] = (out / "policies.csv").read_text()
+    assert tables[7] != tables[8]  # other deals: the seed reached the studies
+    # The same seed again plays the same deals.
+    again = tmp_path / "again"
+    assert sviten_draw.main(["--seed", "7", "--threads", "1", "--out", str(again)]) == 0
+    assert (again / "policies.csv").read_text() == tables[7]
+
+
+
+BAD = [("--threads", "0", "must be a positive integer, got '0'"),
+       ("--workers", "-2", "must be a positive integer, got '-2'"),
+       ("--threads", "two", "must be a positive integer, got 'two'"),
+       ("--seed", "-1", "must be a non-negative integer, got '-1'")]
+
+
+@pytest.mark.parametrize("module, flag, value, want",
+                         [(m, *bad) for m in GAMES for bad in BAD]
+                         + [(main_job, *bad) for bad in BAD if bad[0] != "--seed"],  # each experiment's own seed
+                         ids=lambda x: x.__name__.rsplit(".", 1)[1] if hasattr(x, "__name__") else None)
+def test_a_bad_seed_or_worker_count_is_refused_by_name_before_any_study(module, flag, value, want, monkeypatch,
+                                                                         tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)  # whatever a study wrote would land here
+    args = [flag, value] + (["--results" if module is main_job else "--out", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as e:
+        module.main(args)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"argument {flag}: {want}" in err
+    assert not any(tmp_path.rglob("*.*"))  # refused before any study ran
