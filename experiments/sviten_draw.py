@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
-from .outputs import save_figure, write_csv, write_json
+from .outputs import save_figure, write_csv
 from .paired import ci_columns, paired_rows, plot_paired_by_players, seat0_paired
-from .provenance import git_commit, versions
+from .studylog import StudyLog
 
 VARIANT = "sviten"
 SEED = 2026
@@ -359,41 +359,41 @@ def main(argv=None) -> int:
     import strategies  # noqa: F401  (registers the policies)
     from simcore.engine.executors import default_workers
 
-    timing = {}
-    t = time.perf_counter()
+    log = StudyLog("python -m experiments.sviten_draw", argv, full=args.full, seed=args.seed,
+                   threads=args.threads or default_workers(), config=cfg)
+    log.record["field"] = FIELD
+    done = log.done
+
+    t0 = time.perf_counter()
     pol = policy_table(cfg["policy_players"], cfg["policy_deals"], cfg["open_deals"], args.seed, args.threads)
     write_csv(pol, out / "policies.csv")
     plot_policies(pol, out / "policies.png")
-    timing["policies"] = time.perf_counter() - t
+    done("policies", t0, seed=args.seed)
 
-    t = time.perf_counter()
+    t0 = time.perf_counter()
     chart = draw_chart_table(cfg["chart_deals"], args.seed + 1, args.threads)
     write_csv(chart, out / "draw_chart.csv")
     plot_draw_chart(chart, out / "draw_chart.png")
-    timing["draw_chart"] = time.perf_counter() - t
+    done("draw_chart", t0, seed=args.seed + 1)
 
-    t = time.perf_counter()
+    t0 = time.perf_counter()
     oc = open_chart_table(cfg["open_chart_deals"], args.seed + 2, args.threads)
     write_csv(oc, out / "open_chart.csv")
     plot_open_chart(oc, out / "open_chart.png")
-    timing["open_chart"] = time.perf_counter() - t
+    done("open_chart", t0, seed=args.seed + 2)
 
-    t = time.perf_counter()
+    t0 = time.perf_counter()
     hv = halves_table(cfg["halves_deals"], args.seed + 3, args.threads)
     write_csv(hv, out / "halves.csv")
     plot_halves(hv, out / "halves.png")
-    timing["halves"] = time.perf_counter() - t
+    done("halves", t0, seed=args.seed + 3)
 
-    t = time.perf_counter()
+    t0 = time.perf_counter()
     rs = reshuffle_table(cfg["reshuffle_players"], cfg["reshuffle_deals"], args.seed + 4, args.threads)
     write_csv(rs, out / "reshuffles.csv")
-    timing["reshuffles"] = time.perf_counter() - t
+    done("reshuffles", t0, seed=args.seed + 4)
 
-    prov = {"command": " ".join(["python -m experiments.sviten_draw"] + (argv if argv is not None else sys.argv[1:])),
-            "mode": "full" if args.full else "quick", "seed": args.seed, "threads": args.threads or default_workers(),
-            "config": cfg, "field": FIELD,
-            "git_commit": git_commit(), "versions": versions(), "seconds": {k: round(x, 1) for k, x in timing.items()}}
-    write_json(out / "provenance.json", prov)
+    log.write(out / "provenance.json")
     _headline(pol, chart, oc, hv, rs)
     return 0
 

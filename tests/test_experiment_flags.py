@@ -29,6 +29,9 @@ def test_the_sviten_experiment_plays_the_seed_it_is_given(monkeypatch, tmp_path,
         assert sviten_draw.main(["--seed", str(seed), "--threads", "1", "--out", str(out)]) == 0
         prov = json.loads((out / "provenance.json").read_text())
         assert prov["seed"] == seed and prov["threads"] == 1 and "--seed" in prov["command"]
+        assert [(k, v["seed"]) for k, v in prov["studies"].items()] == [
+            ("policies", seed), ("draw_chart", seed + 1), ("open_chart", seed + 2), ("halves", seed + 3),
+            ("reshuffles", seed + 4)]
         tables[seed] = (out / "policies.csv").read_text()
     assert tables[7] != tables[8]  # other deals: the seed reached the studies
     # The same seed again plays the same deals.
