@@ -32,8 +32,8 @@ import numpy as np
 
 from .cells import (add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells,
                     seed as seed_type)
-from .outputs import save_figure, write_csv, write_json
-from .provenance import git_commit, versions
+from .outputs import save_figure, write_csv
+from .studylog import StudyLog
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "estonian"
@@ -342,35 +342,27 @@ def main(argv=None):
     import os
 
     n_threads = threads or os.cpu_count() or 1
+    log = StudyLog("python -m experiments.estonian_pass", argv, full=args.full, seed=args.seed,
+                   threads=n_threads, config=cfg)
+    log.record["baseline"] = BASELINE
     t0 = time.perf_counter()
     print(f"Estonian Twist policies, {'full' if args.full else 'quick'} mode, {n_threads} threads")
     df = policy_rows(cfg["players"], cfg["deals"], threads, args.seed)
     write_csv(df, out / "policies.csv")
     plot_share_by_players(df, out / "share_by_players.png")
-    t1 = time.perf_counter()
+    log.done("policies", t0, players=cfg["players"], deals=cfg["deals"],
+             seeds={str(p): args.seed + p for p in cfg["players"]},
+             files=["policies.csv", "share_by_players.png"])
 
     print(f"\nWhat rollout passes: {cfg['situation_players']} players, {cfg['situation_deals']:,} deals")
+    t0 = time.perf_counter()
     sit = situation_rows(cfg["situation_players"], cfg["situation_deals"], cfg["rollout_k"],
                          n_threads, args.seed + 100)
     write_csv(sit, out / "rollout_pass.csv")
     plot_rollout_pass(sit, out / "rollout_pass.png")
-    t2 = time.perf_counter()
-
-    prov = {
-        "command": " ".join(["python -m experiments.estonian_pass"] + (argv if argv is not None else sys.argv[1:])),
-        "mode": "full" if args.full else "quick", "seed": args.seed, "threads": n_threads,
-        "baseline": BASELINE,
-        "policies": {"players": cfg["players"], "deals": cfg["deals"],
-                     "seeds": {str(p): args.seed + p for p in cfg["players"]},
-                     "seconds": round(t1 - t0, 1)},
-        "rollout_pass": {"players": cfg["situation_players"], "deals": cfg["situation_deals"],
-                         "rollout_k": cfg["rollout_k"], "seed": args.seed + 100,
-                         "seconds": round(t2 - t1, 1)},
-        "git_commit": git_commit(), "versions": versions(),
-        "seconds": round(t2 - t0, 1),
-        "files": ["policies.csv", "share_by_players.png", "rollout_pass.csv", "rollout_pass.png"],
-    }
-    write_json(out / "provenance.json", prov)
+    log.done("rollout_pass", t0, players=cfg["situation_players"], deals=cfg["situation_deals"],
+             rollout_k=cfg["rollout_k"], seed=args.seed + 100, files=["rollout_pass.csv", "rollout_pass.png"])
+    seconds = log.write(out / "provenance.json")
 
     print("\nHeadline: seat 0's pot share against a lowest-pass / best-made field, "
           "gain over that baseline with paired 95% intervals")
@@ -381,7 +373,7 @@ def main(argv=None):
             f"passes {r.key_role} {r.passes_key_card:.0%}, {r.other_role} {r.passes_other_card:.0%}; ")
         print(f"  {r.situation:44s} {r.frequency:5.1%}  {extra}lowest {r.passes_lowest_card:.0%}; "
               f"gain {r.gain_vs_lowest:+.4f} [{r.gain_ci_low:+.4f}, {r.gain_ci_high:+.4f}]")
-    print(f"\nwrote {out} in {t2 - t0:.0f} s")
+    print(f"\nwrote {out} in {seconds:.0f} s")
     return 0
 
 

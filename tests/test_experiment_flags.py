@@ -60,3 +60,14 @@ def test_a_bad_seed_or_worker_count_is_refused_by_name_before_any_study(module, 
     err = capsys.readouterr().err
     assert e.value.code == 2 and f"argument {flag}: {want}" in err
     assert not any(tmp_path.rglob("*.*"))  # refused before any study ran
+
+
+def test_the_estonian_experiment_keeps_each_study_in_its_provenance(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(estonian_pass, "QUICK", dict(players=[3], deals={"cheap": 2000, "potential": 1000,
+                                                                          "rollout": 200},
+                                                      situation_players=6, situation_deals=400, rollout_k=4))
+    assert estonian_pass.main(["--seed", "5", "--threads", "1", "--out", str(tmp_path)]) == 0
+    prov = json.loads((tmp_path / "provenance.json").read_text())
+    assert prov["seed"] == 5 and prov["threads"] == 1 and prov["mode"] == "quick" and prov["baseline"]
+    assert prov["studies"]["policies"]["seeds"] == {"3": 8} and prov["studies"]["rollout_pass"]["seed"] == 105
+    assert all(tmp_path.joinpath(f).exists() for s in prov["studies"].values() for f in s["files"])
