@@ -21,7 +21,10 @@ each row records them. The judges of ``experiments/bench_finer.py`` make one, so
 at a judge's buckets and deals repeats the judge at seat 0 and costs half the default's fitting.
 
 Each measurement is written to ``results/solve/seats.json`` as it completes, and a rerun skips
-those already there with the same settings, so an interrupted run resumes where it stopped.
+those already there with the same settings. The one under way is checkpointed every minute to
+``results/solve/seats.partial/`` (``pvsim exploit``'s checkpoint files, one family a measurement),
+so an interrupted run (Ctrl-C, or a killed process) resumes where it stopped, mid-fit, when the
+same command runs again, with the figures of an uninterrupted run; the files go once it is done.
 ``results/solve/seats.md`` opens with a summary, a line per game and budget beside the share of
 the judge's fitting deals it is and the table's seat-0 verdict, and then gives every seat.
 
@@ -33,6 +36,7 @@ the judge's fitting deals it is and the table's seat-0 verdict, and then gives e
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from collections import defaultdict
@@ -43,6 +47,8 @@ from experiments.outputs import write_json, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "solve"
+PARTIAL = "seats.partial"  # beside seats.json: the checkpoint files of the measurement under way
+CHECKPOINT_EVERY = 60.0  # seconds between checkpoint saves
 
 
 def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None, passes=None) -> list[dict]:
@@ -89,14 +95,43 @@ def key(r: dict, field=None) -> tuple:
     return budget(r) + (field or r["field"],)
 
 
-def measure(plan: dict, field: str, workers=None) -> dict:
-    """Every seat's BR against ``field`` at every other seat: gains, and their sum."""
+def checkpoint_path(folder: Path, r: dict, field=None) -> Path:
+    """Where the measurement ``key(r, field)`` keeps its checkpoint files (``NAME.seatK.*``) in
+    ``folder``: one name a measurement, so a rerun of other settings never resumes this one."""
+    digest = hashlib.sha256(repr(key(r, field)).encode()).hexdigest()[:12]
+    return folder / f"{r['game']}_{r['players']}_{digest}"
+
+
+def _clear(base: Path) -> None:
+    for f in base.parent.glob(base.name + ".*"):
+        f.unlink()
+    if base.parent.exists() and not any(base.parent.iterdir()):
+        base.parent.rmdir()
+
+
+def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None) -> dict:
+    """Every seat's BR against ``field`` at every other seat: gains, and their sum.
+
+    ``checkpoint``: save the run to files ``checkpoint.*`` as it goes, and resume from the ones
+    there (a finished part is not played again); they are removed once the measurement is done.
+    Raises KeyboardInterrupt, the files kept, when interrupted.
+    """
     from simcore.exploit import exploit
 
+    kw, resumed = {}, False
+    if checkpoint is not None:
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        kw = dict(resume=str(checkpoint), checkpoint_every=CHECKPOINT_EVERY)
+        resumed = any(checkpoint.parent.glob(checkpoint.name + ".*"))
     t0 = time.perf_counter()
     r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
                 eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
-                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers)
+                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers, **kw)
+    stopped = [s.seat for s in r.seats if s.interrupted]
+    if stopped:  # a measurement on fewer fresh deals than asked is no row: the files resume it
+        raise KeyboardInterrupt(f"interrupted while measuring seat {stopped[0]}")
+    if checkpoint is not None:
+        _clear(checkpoint)
     d = r.to_dict()
     P = plan["players"]
     mean = d["mean"]
@@ -105,7 +140,7 @@ def measure(plan: dict, field: str, workers=None) -> dict:
             "seed": plan["seed"], "passes": r.passes, "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
-            "wall_s": round(time.perf_counter() - t0, 1)}
+            "wall_s": round(time.perf_counter() - t0, 1), **({"resumed": True} if resumed else {})}
 
 
 def _load(path: Path) -> list[dict]:
@@ -186,8 +221,10 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     part of the judge's BR the budget is and the seat-0 verdict (``judge_of``: :func:`judges`)."""
     judge_of = judge_of or {}
 
-    def minutes(r):
-        return f"{r['wall_s'] / 60:.0f}" if r.get("wall_s") is not None else "-"
+    def minutes(r):  # a resumed run's time is only that of its last part
+        if r.get("wall_s") is None:
+            return "-"
+        return f"{r['wall_s'] / 60:.0f}" + (" (resumed)" if r.get("resumed") else "")
 
     lines = ["| game | BR | passes | fitting deals | of the judge's BR | minutes (`solved` + built-in) "
              "| `solved`'s sum | the built-in's sum | sum over sum (upper end) | seat-0 verdict (upper end) |",
@@ -279,7 +316,14 @@ def main(argv=None) -> int:
             if any(key(r) == key(want, field) for r in rows):
                 print(f"{p['game']}:{p['players']} {field}: already measured", flush=True)
                 continue
-            r = measure(want, field, args.workers)
+            base = checkpoint_path(args.out / PARTIAL, want, field)
+            try:
+                r = measure(want, field, args.workers, checkpoint=base)
+            except KeyboardInterrupt as e:
+                print(f"{p['game']}:{p['players']} {field}: {str(e) or 'interrupted'}; run the same command again to go "
+                      f"on from {base}.*", flush=True)
+                write_text(args.out / "seats.md", render(rows, judges()) + "\n")
+                return 130
             rows.append(r)
             _save(path, rows)
             print(f"{p['game']}:{p['players']} {field}: sum {r['sum']['gain']:+.5f} "

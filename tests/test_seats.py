@@ -175,3 +175,48 @@ def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tm
     with pytest.raises(SystemExit) as e:
         seats.main(base + ["--passes", "0"])
     assert e.value.code == 2 and used == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("how", ["raised", "returned"])
+def test_an_interrupted_measurement_resumes_from_its_checkpoint_with_the_same_figures(how, tmp_path, monkeypatch,
+                                                                                     capsys):
+    """Ctrl-C in a fit raises KeyboardInterrupt; in a measurement on fresh deals the run returns what
+    it finished, marked interrupted. Either way no row is recorded, the checkpoint files stay, and
+    the same command again finishes from them with an uninterrupted run's figures."""
+    import experiments.seats as seats
+    from simcore.engine import runner
+
+    def argv(out):
+        return ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(out)]
+
+    assert seats.main(argv(tmp_path / "whole")) == 0
+    whole = json.loads((tmp_path / "whole" / "seats.json").read_text())["rows"]
+    assert not (tmp_path / "whole" / seats.PARTIAL).exists()
+    capsys.readouterr()
+
+    real, calls = runner.run_comparison, []
+
+    def stopped_at_seat_1(*a, **k):  # the second seat's measurement of the first field
+        calls.append(k["hero_seat"])
+        if len(calls) == 2 and how == "raised":
+            raise KeyboardInterrupt
+        r = real(*a, **k)
+        if len(calls) == 2:
+            r.info.interrupted = True
+        return r
+
+    monkeypatch.setattr(runner, "run_comparison", stopped_at_seat_1)
+    out = tmp_path / "cut"
+    assert seats.main(argv(out)) == 130
+    assert "solved: interrupted" in capsys.readouterr().out
+    assert not (out / "seats.json").exists()  # nothing measured in full: no row
+    kept = sorted(f.name.split(".", 1)[1] for f in (out / seats.PARTIAL).iterdir())
+    assert "seat0.eval" in kept and "seat1.pass0.fit0" in kept and ("seat1.eval" in kept) == (how == "returned")
+    monkeypatch.setattr(runner, "run_comparison", real)
+    assert seats.main(argv(out)) == 0
+    cut = json.loads((out / "seats.json").read_text())["rows"]
+    strip = [{k: v for k, v in r.items() if k != "wall_s"} for r in whole]
+    assert [r.pop("resumed", False) for r in cut] == [True, False]  # the second field began afresh
+    assert [{k: v for k, v in r.items() if k != "wall_s"} for r in cut] == strip
+    assert " (resumed) + " in (out / "seats.md").read_text()  # its minutes are the last part's alone
+    assert not (out / seats.PARTIAL).exists()  # the files go once their measurement is done
