@@ -109,12 +109,13 @@ def _clear(base: Path) -> None:
         base.parent.rmdir()
 
 
-def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None) -> dict:
+def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None, progress=False) -> dict:
     """Every seat's BR against ``field`` at every other seat: gains, and their sum.
 
     ``checkpoint``: save the run to files ``checkpoint.*`` as it goes, and resume from the ones
     there (a finished part is not played again); they are removed once the measurement is done.
-    Raises KeyboardInterrupt, the files kept, when interrupted.
+    Raises KeyboardInterrupt, the files kept, when interrupted. ``progress``: as ``pvsim exploit``'s
+    (None: a bar for each fit and measurement where stderr is a terminal).
     """
     from simcore.exploit import exploit
 
@@ -126,7 +127,8 @@ def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None
     t0 = time.perf_counter()
     r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
                 eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
-                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers, **kw)
+                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers,
+                progress=progress, **kw)
     stopped = [s.seat for s in r.seats if s.interrupted]
     if stopped:  # a measurement on fewer fresh deals than asked is no row: the files resume it
         raise KeyboardInterrupt(f"interrupted while measuring seat {stopped[0]}")
@@ -301,6 +303,8 @@ def main(argv=None) -> int:
     ap.add_argument("--passes", type=int, help="backward passes over the stages (default: pvsim exploit's "
                                               "for the game and field; the judges make 1)")
     ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
+    ap.add_argument("--no-progress", action="store_true",
+                    help="no progress bars (default: a bar for each fit and measurement on a terminal)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
     if args.passes is not None and args.passes < 1:
@@ -318,7 +322,8 @@ def main(argv=None) -> int:
                 continue
             base = checkpoint_path(args.out / PARTIAL, want, field)
             try:
-                r = measure(want, field, args.workers, checkpoint=base)
+                r = measure(want, field, args.workers, checkpoint=base,
+                            progress=False if args.no_progress else None)
             except KeyboardInterrupt as e:
                 print(f"{p['game']}:{p['players']} {field}: {str(e) or 'interrupted'}; run the same command again to go "
                       f"on from {base}.*", flush=True)

@@ -159,12 +159,13 @@ def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tm
     assert seats.default_passes("estonian", 6, {}, "solved") == 2  # exploit's DEFAULT_PASSES
     assert seats.default_passes("russian", 3, {}, "place=conceal") == 1  # a field that reads the cards
     assert seats.default_passes("russian", 3, {}, "place=first-open") == 4  # a rule field
-    used = spy_on_exploit(monkeypatch, "passes")
+    used, shown = spy_on_exploit(monkeypatch, "passes"), spy_on_exploit(monkeypatch, "progress")
     base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
-    assert seats.main(base) == 0
+    assert seats.main(base) == 0 and shown == [None, None]  # bars where stderr is a terminal
     assert seats.main(base + ["--passes", "1"]) == 0  # the default, spelt out: nothing measured again
-    assert seats.main(base + ["--passes", "2"]) == 0  # another budget
-    assert used == [1, 1, 2, 2]
+    shown.clear()
+    assert seats.main(base + ["--passes", "2", "--no-progress"]) == 0  # another budget
+    assert used == [1, 1, 2, 2] and shown == [False, False]
     rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
     assert [r["passes"] for r in rows] == [1, 1, 2, 2]
     md = (tmp_path / "seats.md").read_text()
