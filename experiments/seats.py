@@ -109,14 +109,21 @@ def _clear(base: Path) -> None:
         base.parent.rmdir()
 
 
-def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None, progress=False) -> dict:
+def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None, progress=False,
+            say=None) -> dict:
     """Every seat's BR against ``field`` at every other seat: gains, and their sum.
 
+    The seats are fitted and measured one after another, each as ``pvsim exploit --seat K`` (the
+    figures of one run over every seat: each seat's deals come from its own seeds), so that a
+    Ctrl-C stops the measurement where it is rather than at the next seat's fit.
     ``checkpoint``: save the run to files ``checkpoint.*`` as it goes, and resume from the ones
     there (a finished part is not played again); they are removed once the measurement is done.
     Raises KeyboardInterrupt, the files kept, when interrupted. ``progress``: as ``pvsim exploit``'s
-    (None: a bar for each fit and measurement where stderr is a terminal).
+    (None: a bar for each fit and measurement where stderr is a terminal). ``say``: called with a
+    line as each seat is done.
     """
+    import dataclasses
+
     from simcore.exploit import exploit
 
     kw, resumed = {}, False
@@ -125,21 +132,26 @@ def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None
         kw = dict(resume=str(checkpoint), checkpoint_every=CHECKPOINT_EVERY)
         resumed = any(checkpoint.parent.glob(checkpoint.name + ".*"))
     t0 = time.perf_counter()
-    r = exploit(plan["game"], plan["players"], field, seat=None, deals=plan["deals"],
-                eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
-                options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers,
-                progress=progress, **kw)
-    stopped = [s.seat for s in r.seats if s.interrupted]
-    if stopped:  # a measurement on fewer fresh deals than asked is no row: the files resume it
-        raise KeyboardInterrupt(f"interrupted while measuring seat {stopped[0]}")
+    P, results = plan["players"], []
+    for K in range(P):
+        t = time.perf_counter()
+        r = exploit(plan["game"], P, field, seat=K, deals=plan["deals"], eval_deals=plan["eval_deals"],
+                    abstraction=plan["abstraction"], seed=plan["seed"], options=plan["options"] or None,
+                    passes=plan.get("passes"), rollout=0, workers=workers, progress=progress, **kw)
+        if r.seats[0].interrupted:  # a gain on fewer fresh deals than asked is no row: the files resume it
+            raise KeyboardInterrupt(f"interrupted while measuring seat {K}")
+        results.append(r)
+        if say is not None:
+            s = r.to_dict()["seats"][0]
+            say(f"  seat {K}: {s['gain']:+.5f} [{s['ci_low']:+.5f}, {s['ci_high']:+.5f}] "
+                f"({time.perf_counter() - t:.0f} s)")
     if checkpoint is not None:
         _clear(checkpoint)
-    d = r.to_dict()
-    P = plan["players"]
+    d = dataclasses.replace(results[0], seats=[r.seats[0] for r in results]).to_dict()
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
             "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"],
-            "seed": plan["seed"], "passes": r.passes, "unit": d["unit"],
+            "seed": plan["seed"], "passes": results[0].passes, "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
             "wall_s": round(time.perf_counter() - t0, 1), **({"resumed": True} if resumed else {})}
@@ -323,7 +335,8 @@ def main(argv=None) -> int:
             base = checkpoint_path(args.out / PARTIAL, want, field)
             try:
                 r = measure(want, field, args.workers, checkpoint=base,
-                            progress=False if args.no_progress else None)
+                            progress=False if args.no_progress else None,
+                            say=lambda line: print(line, flush=True))
             except KeyboardInterrupt as e:
                 print(f"{p['game']}:{p['players']} {field}: {str(e) or 'interrupted'}; run the same command again to go "
                       f"on from {base}.*", flush=True)
