@@ -78,10 +78,10 @@ def default_passes(game: str, players: int, options: dict | None, field: str) ->
     """The backward passes ``pvsim exploit`` makes against ``field`` where it is not told: the game's
     own fitting default (Russian's depends on the field), else two."""
     from simcore.api import _registry, _variant
-    from simcore.exploit import DEFAULT_PASSES, fit_defaults
+    from simcore.exploit import fit_settings
 
     v = _variant(game, options or None)
-    return fit_defaults(v, _registry().lineup(v, players, field, field)[0]).get("passes", DEFAULT_PASSES)
+    return fit_settings(v, _registry().lineup(v, players, field, field)[0])["passes"]
 
 
 def budget(r: dict) -> tuple:

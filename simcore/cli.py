@@ -725,7 +725,7 @@ def cmd_exploit(args) -> int:
                 resume=args.resume, checkpoint_every=args.checkpoint_every, out=args.out,
                 progress=False if args.no_progress else None, **kw)
     print(json.dumps(r.to_dict(), indent=2) if _wants_json(args) else r.text())
-    return 0
+    return 130 if r.interrupted else 0
 
 
 def cmd_solve(args) -> int:
