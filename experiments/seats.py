@@ -102,6 +102,17 @@ def checkpoint_path(folder: Path, r: dict, field=None) -> Path:
     return folder / f"{r['game']}_{r['players']}_{digest}"
 
 
+def _spent_file(base: Path) -> Path:
+    return base.parent / (base.name + ".seconds")
+
+
+def _spent(base: Path) -> float:
+    """The seconds that earlier, interrupted runs of this measurement spent (0 for none; a run
+    that was killed, not interrupted, recorded none)."""
+    f = _spent_file(base)
+    return float(json.loads(f.read_text())["seconds"]) if f.exists() else 0.0
+
+
 def _clear(base: Path) -> None:
     for f in base.parent.glob(base.name + ".*"):
         f.unlink()
@@ -114,39 +125,33 @@ def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None
     """Every seat's BR against ``field`` at every other seat: gains, and their sum.
 
     The seats are fitted and measured one after another, each as ``pvsim exploit --seat K`` (the
-    figures of one run over every seat: each seat's deals come from its own seeds), so that a
-    Ctrl-C stops the measurement where it is rather than at the next seat's fit.
+    figures of one run over every seat: each seat's deals come from its own seeds), so that each
+    seat's gain can be said as it is done.
     ``checkpoint``: save the run to files ``checkpoint.*`` as it goes, and resume from the ones
     there (a finished part is not played again); they are removed once the measurement is done.
-    Raises KeyboardInterrupt, the files kept, when interrupted. ``progress``: as ``pvsim exploit``'s
-    (None: a bar for each fit and measurement where stderr is a terminal). ``say``: called with a
-    line as each seat is done.
+    Raises KeyboardInterrupt, the files kept, when interrupted; the time spent so far is kept beside
+    them (``checkpoint.seconds``), and the run that finishes counts it. ``progress``: as
+    ``pvsim exploit``'s (None: a bar for each fit and measurement where stderr is a terminal).
+    ``say``: called with a line as each seat is done.
     """
     import dataclasses
 
-    from simcore.exploit import exploit
-
-    kw, resumed = {}, False
+    kw, resumed, before = {}, False, 0.0
     if checkpoint is not None:
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         kw = dict(resume=str(checkpoint), checkpoint_every=CHECKPOINT_EVERY)
         resumed = any(checkpoint.parent.glob(checkpoint.name + ".*"))
+        before = _spent(checkpoint)
     t0 = time.perf_counter()
-    P, results = plan["players"], []
-    for K in range(P):
-        t = time.perf_counter()
-        r = exploit(plan["game"], P, field, seat=K, deals=plan["deals"], eval_deals=plan["eval_deals"],
-                    abstraction=plan["abstraction"], seed=plan["seed"], options=plan["options"] or None,
-                    passes=plan.get("passes"), rollout=0, workers=workers, progress=progress, **kw)
-        if r.seats[0].interrupted:  # a gain on fewer fresh deals than asked is no row: the files resume it
-            raise KeyboardInterrupt(f"interrupted while measuring seat {K}")
-        results.append(r)
-        if say is not None:
-            s = r.to_dict()["seats"][0]
-            say(f"  seat {K}: {s['gain']:+.5f} [{s['ci_low']:+.5f}, {s['ci_high']:+.5f}] "
-                f"({time.perf_counter() - t:.0f} s)")
+    try:
+        results = _every_seat(plan, field, workers, progress, say, kw)
+    except KeyboardInterrupt:
+        if checkpoint is not None:  # the time so far, for the run that finishes it
+            write_json(_spent_file(checkpoint), {"seconds": round(before + time.perf_counter() - t0, 1)})
+        raise
     if checkpoint is not None:
         _clear(checkpoint)
+    P = plan["players"]
     d = dataclasses.replace(results[0], seats=[r.seats[0] for r in results]).to_dict()
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
@@ -154,7 +159,28 @@ def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None
             "seed": plan["seed"], "passes": results[0].passes, "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
             "sum": {"gain": P * mean["gain"], "ci_low": P * mean["ci_low"], "ci_high": P * mean["ci_high"]},
-            "wall_s": round(time.perf_counter() - t0, 1), **({"resumed": True} if resumed else {})}
+            "wall_s": round(before + time.perf_counter() - t0, 1), **({"resumed": True} if resumed else {})}
+
+
+def _every_seat(plan, field, workers, progress, say, kw) -> list:
+    """``pvsim exploit --seat K`` for each seat K in turn; KeyboardInterrupt where one is cut short."""
+    from simcore.exploit import exploit
+
+    results = []
+    for K in range(plan["players"]):
+        t = time.perf_counter()
+        r = exploit(plan["game"], plan["players"], field, seat=K, deals=plan["deals"],
+                    eval_deals=plan["eval_deals"], abstraction=plan["abstraction"], seed=plan["seed"],
+                    options=plan["options"] or None, passes=plan.get("passes"), rollout=0, workers=workers,
+                    progress=progress, **kw)
+        if r.interrupted:  # a gain on fewer fresh deals than asked is no row: the files resume it
+            raise KeyboardInterrupt(f"interrupted while measuring seat {K}")
+        results.append(r)
+        if say is not None:
+            s = r.to_dict()["seats"][0]
+            say(f"  seat {K}: {s['gain']:+.5f} [{s['ci_low']:+.5f}, {s['ci_high']:+.5f}] "
+                f"({time.perf_counter() - t:.0f} s)")
+    return results
 
 
 def _load(path: Path) -> list[dict]:
@@ -235,7 +261,7 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     part of the judge's BR the budget is and the seat-0 verdict (``judge_of``: :func:`judges`)."""
     judge_of = judge_of or {}
 
-    def minutes(r):  # a resumed run's time is only that of its last part
+    def minutes(r):  # a resumed run's: its parts' (a killed part's is not counted)
         if r.get("wall_s") is None:
             return "-"
         return f"{r['wall_s'] / 60:.0f}" + (" (resumed)" if r.get("resumed") else "")
@@ -338,8 +364,8 @@ def main(argv=None) -> int:
                             progress=False if args.no_progress else None,
                             say=lambda line: print(line, flush=True))
             except KeyboardInterrupt as e:
-                print(f"{p['game']}:{p['players']} {field}: {str(e) or 'interrupted'}; run the same command again to go "
-                      f"on from {base}.*", flush=True)
+                print(f"{p['game']}:{p['players']} {field}: {str(e) or 'interrupted'}; run the same command "
+                      f"again to go on from {base}.*", flush=True)
                 write_text(args.out / "seats.md", render(rows, judges()) + "\n")
                 return 130
             rows.append(r)

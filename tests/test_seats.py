@@ -217,11 +217,14 @@ def test_an_interrupted_measurement_resumes_from_its_checkpoint_with_the_same_fi
     assert not (out / "seats.json").exists()  # nothing measured in full: no row
     kept = sorted(f.name.split(".", 1)[1] for f in (out / seats.PARTIAL).iterdir())
     assert "seat0.eval" in kept and "seat1.pass0.fit0" in kept and ("seat1.eval" in kept) == (how == "returned")
+    spent = json.loads(next((out / seats.PARTIAL).glob("*.seconds")).read_text())["seconds"]
+    assert spent > 0  # the time so far, which the run that finishes it counts
     monkeypatch.setattr(runner, "run_comparison", real)
     assert seats.main(argv(out)) == 0
     cut = json.loads((out / "seats.json").read_text())["rows"]
     strip = [{k: v for k, v in r.items() if k != "wall_s"} for r in whole]
     assert [r.pop("resumed", False) for r in cut] == [True, False]  # the second field began afresh
+    assert cut[0]["wall_s"] >= spent
     assert [{k: v for k, v in r.items() if k != "wall_s"} for r in cut] == strip
     assert " (resumed) + " in (out / "seats.md").read_text()  # its minutes are the last part's alone
     assert not (out / seats.PARTIAL).exists()  # the files go once their measurement is done
