@@ -8,8 +8,7 @@ from experiments import estonian_pass, main as main_job, russian_placement, slov
     tapiola_discards
 
 TINY = dict(policy_players=[3], policy_deals=600, open_deals=600, chart_deals=600, open_chart_deals=600,
-            halves_deals=600, reshuffle_players=[5], reshuffle_deals=600)
-
+            halves_deals=600, reshuffle_players=[5], reshuffle_deals=600)  # sviten_draw's QUICK, tiny
 
 GAMES = [estonian_pass, slovak_exchange, tapiola_discards, sviten_draw, russian_placement, solved]
 
@@ -38,7 +37,6 @@ def test_the_sviten_experiment_plays_the_seed_it_is_given(monkeypatch, tmp_path,
     again = tmp_path / "again"
     assert sviten_draw.main(["--seed", "7", "--threads", "1", "--out", str(again)]) == 0
     assert (again / "policies.csv").read_text() == tables[7]
-
 
 
 BAD = [("--threads", "0", "must be a positive integer, got '0'"),
