@@ -42,7 +42,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from experiments import sizes
+from experiments import cells, sizes
 from experiments.outputs import write_json, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,15 +338,13 @@ def main(argv=None) -> int:
     ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
-    ap.add_argument("--passes", type=int, help="backward passes over the stages (default: pvsim exploit's "
+    ap.add_argument("--passes", type=cells.count, help="backward passes over the stages (default: pvsim exploit's "
                                               "for the game and field; the judges make 1)")
     ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--no-progress", action="store_true",
                     help="no progress bars (default: a bar for each fit and measurement on a terminal)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")
     args = ap.parse_args(argv)
-    if args.passes is not None and args.passes < 1:
-        ap.error(f"--passes must be a positive integer, got {args.passes}")
     plan_list = plans(args.games or None, args.deals, args.eval_deals, args.seed,
                       args.abstraction, args.passes)
     args.out.mkdir(parents=True, exist_ok=True)
