@@ -333,14 +333,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=sizes.size_list, help="game:players,... (default: every shipped table)")
-    ap.add_argument("--deals", type=int, help="fitting deals a stage (default: each table's recorded BR)")
-    ap.add_argument("--eval-deals", type=int, help="fresh deals (default: each table's recorded BR)")
+    ap.add_argument("--deals", type=cells.count, help="fitting deals a stage (default: each table's recorded BR)")
+    ap.add_argument("--eval-deals", type=cells.count, help="fresh deals (default: each table's recorded BR)")
     ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
-    ap.add_argument("--seed", type=int, help="the BRs' seed (default: each table's recorded BR, 2024)")
+    ap.add_argument("--seed", type=cells.seed, help="the BRs' seed (default: each table's recorded BR, 2024)")
     ap.add_argument("--passes", type=cells.count, help="backward passes over the stages (default: pvsim exploit's "
                                               "for the game and field; the judges make 1)")
-    ap.add_argument("--workers", type=int, help="threads or processes that play blocks (default: every core)")
+    ap.add_argument("--workers", type=cells.count, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--no-progress", action="store_true",
                     help="no progress bars (default: a bar for each fit and measurement on a terminal)")
     ap.add_argument("--out", type=Path, default=OUT, help="folder of seats.json and seats.md (default results/solve)")

@@ -79,12 +79,22 @@ def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, 
     assert "BR: medium, 2,048 fitting deals a stage" in md and "BR: coarse, 2,048 fitting deals a stage" in md
 
 
-def test_a_zero_budget_is_an_error_not_the_recorded_one(tmp_path):
+def test_a_zero_budget_is_an_error_not_the_recorded_one(tmp_path, capsys):
     import experiments.seats as seats
 
-    with pytest.raises(ValueError, match="positive integer, got 0"):
-        seats.main(["--games", "russian:3", "--deals", "0", "--eval-deals", "4096", "--out", str(tmp_path)])
+    base = ["--games", "russian:3", "--deals", "4096", "--eval-deals", "4096", "--workers", "1", "--seed", "7"]
+    for flag, bad in (("--deals", "0"), ("--eval-deals", "-5"), ("--workers", "two"), ("--seed", "-1")):
+        argv = list(base)
+        argv[argv.index(flag) + 1] = bad
+        with pytest.raises(SystemExit) as stop:
+            seats.main(argv + ["--out", str(tmp_path)])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {flag}:" in err and repr(bad) in err
     assert not (tmp_path / "seats.json").exists()
+    # Called as a library, a zero budget is still refused by name, before any deal is played.
+    with pytest.raises(ValueError, match="positive integer, got 0"):
+        seats.measure(seats.plans(["russian:3"], deals=0, eval_deals=4096)[0], "solved", 1)
 
 
 def test_the_ratio_needs_a_resolved_built_in():
