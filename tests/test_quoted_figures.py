@@ -1,0 +1,233 @@
+"""The figures the README and docs/solving.md copy by hand are those the committed results hold.
+
+Two kinds of table are copied: the shipped tables' verdicts (each judge's row, as the tables'
+metadata records it and ``pvsim strategies`` prints it) and the every-seat sums that
+``python -m experiments.seats`` writes to results/solve/seats.json. These tests read each table
+and find, for each row, the measurement it names (game, buckets, fitting deals a stage, seed and,
+where a row says "one pass", one backward pass), so that a rerun or a new budget cannot leave a
+stale figure in the documents.
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = {"Estonian, 6": ("estonian", 6), "Slovak, 6": ("slovak", 6), "Tapiola (pot), 6": ("tapiola", 6),
+         "Sviten, 6": ("sviten", 6), "Russian, 4": ("russian", 4), "Russian, 3": ("russian", 3)}
+
+
+def budget(text: str) -> int:
+    """Fitting deals as the tables write them: ``64M``, ``1M`` or ``262,144``."""
+    m = re.fullmatch(r"(\d+)M", text)
+    return int(m.group(1)) << 20 if m else int(text.replace(",", ""))
+
+
+def ci(total: dict) -> str:
+    """A sum as the tables write it, unsigned: ``0.00400 [0.00358, 0.00443]``."""
+    return f"{total['gain']:.5f} [{total['ci_low']:.5f}, {total['ci_high']:.5f}]"
+
+
+def ratio(table: dict, builtin: dict) -> str:
+    """The sum over sum and its upper end, as ``seats.md`` computes them."""
+    return f"{table['gain'] / builtin['gain']:.2f} ({table['ci_high'] / builtin['gain']:.2f})"
+
+
+def rows_of(text: str, header: str) -> list[list[str]]:
+    """The body rows of the one Markdown table whose header line starts with ``header``."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(header)]
+    assert len(starts) == 1, f"no single table headed {header!r}"
+    out = []
+    for line in lines[starts[0] + 2:]:
+        if not line.startswith("|"):
+            break
+        out.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    assert out
+    return out
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return json.loads((ROOT / "results" / "solve" / "seats.json").read_text())["rows"]
+
+
+def pair(measured, game, players, abstraction, deals, one_pass):
+    """The table's field and the built-in's, measured at every seat with this BR."""
+    mine = [r for r in measured if (r["game"], r["players"], r["abstraction"], r["deals"]) ==
+            (game, players, abstraction, deals) and (r["passes"] == 1 or not one_pass)]
+    if one_pass:
+        assert all(r["passes"] == 1 for r in mine)
+    solved = [r for r in mine if r["field"] == "solved"]
+    builtin = [r for r in mine if r["field"] != "solved"]
+    assert len(solved) == len(builtin) == 1, (game, players, abstraction, deals, one_pass)
+    return solved[0], builtin[0]
+
+
+def test_the_readme_quotes_each_tables_largest_every_seat_budget(measured):
+    text = (ROOT / "README.md").read_text()
+    rows = rows_of(text, "| game | every-seat BR (of the judge's budget) |")
+    assert sorted(row[0] for row in rows) == sorted(GAMES)
+    for name, br, table_sum, builtin_sum, shown_ratio, _verdict in rows:
+        game, players = GAMES[name]
+        m = re.fullmatch(r"(\w+), ([\d,]+M?) \((all|1/\d+)(; one pass)?\)", br)
+        assert m, br
+        abstraction, deals = m.group(1), budget(m.group(2))
+        table, builtin = pair(measured, game, players, abstraction, deals, bool(m.group(4)))
+        assert (table_sum, shown_ratio) == (ci(table["sum"]), ratio(table["sum"], builtin["sum"])), name
+        assert builtin_sum == ci(builtin["sum"]), name
+        # The largest budget measured under these buckets, as the text above the table says.
+        assert deals == max(r["deals"] for r in measured
+                            if (r["game"], r["players"], r["abstraction"]) == (game, players, abstraction))
+
+
+def test_the_solving_docs_quote_every_every_seat_budget_under_the_judges_buckets(measured):
+    text = (ROOT / "docs" / "solving.md").read_text()
+    rows = rows_of(text, "| game | judge | every-seat budget (of the judge's) |")
+    shown = set()
+    name = judge = None
+    for cells in rows:
+        name, judge = cells[0] or name, cells[1] or judge
+        game, players = GAMES[name]
+        abstraction = judge.split(",")[0]
+        m = re.fullmatch(r"([\d,]+M?) \((all|1/\d+)\)(, one pass)?", cells[2])
+        assert m, cells[2]
+        deals = budget(m.group(1))
+        table, builtin = pair(measured, game, players, abstraction, deals, bool(m.group(3)))
+        assert cells[4:6] == [ci(table["sum"]), ci(builtin["sum"])], cells
+        assert cells[6].replace("**", "") == ratio(table["sum"], builtin["sum"]), cells
+        # The bold ratio is each game's largest budget.
+        last = deals == max(r["deals"] for r in measured
+                            if (r["game"], r["players"], r["abstraction"]) == (game, players, abstraction))
+        assert cells[6].startswith("**") == last, cells
+        shown.add((game, players, abstraction, deals))
+    # No measurement under a judge's buckets is left out of the table.
+    judges = {GAMES[n]: None for n in GAMES}
+    for cells in rows:
+        if cells[0]:
+            judges[GAMES[cells[0]]] = cells[1].split(",")[0]
+    done = {(r["game"], r["players"], r["abstraction"], r["deals"]) for r in measured
+            if judges[(r["game"], r["players"])] == r["abstraction"]}
+    assert done == shown
+
+
+# -- the verdicts: each table's judge, as its metadata records it ---------------------------------
+
+JUDGE = {("estonian", 6): ("medium", 1 << 26), ("slovak", 6): ("fine", 1 << 26),
+         ("tapiola", 6): ("coarse", 1 << 24), ("sviten", 6): ("medium", 1 << 22),
+         ("russian", 4): ("fine", 1 << 20), ("russian", 3): ("fine", 1 << 20)}
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    """Per shipped table, ``strategies.solved.exploitability``: its rows and its verdict."""
+    from strategies.solved import exploitability, shipped_tables
+
+    return {(tf.game, tf.n_players): exploitability(tf) for tf in shipped_tables()}
+
+
+def judge_rows(e: dict, game: str, players: int, shown: str) -> dict:
+    """The judge's row under each seed (2024 and 7), after checking the judge the text names."""
+    abstraction, deals = JUDGE[(game, players)]
+    m = re.fullmatch(r"(\w+), (\d+M)( a (placement )?round)?", shown)
+    assert m and (m.group(1), budget(m.group(2))) == (abstraction, deals), shown
+    rows = {r["seed"]: r for r in e["rows"] if (r["abstraction"], r["deals"]) == (abstraction, deals)}
+    assert set(rows) == {2024, 7}, (game, players)
+    return rows
+
+
+def builtin_text(row: dict) -> str:
+    """The built-in's name and gain as the tables write them (Russian's without ``place=``)."""
+    name = row["builtin"].removeprefix("place=")
+    return f"`{name}` {ci({'gain': row['builtin_gain'], 'ci_low': row['builtin_ci_low'], 'ci_high': row['builtin_ci_high']})}"
+
+
+def seed_ratio(row: dict) -> str:
+    return f"{row['gain'] / row['builtin_gain']:.2f} ({row['ci_high'] / row['builtin_gain']:.2f})"
+
+
+def test_the_readme_verdicts_are_the_tables_metadata(verdicts):
+    rows = rows_of((ROOT / "README.md").read_text(), "| game | judge: buckets, fitting deals a stage |")
+    assert sorted(row[0] for row in rows) == sorted(GAMES)
+    for name, judge, table_gain, builtin_gain, shown_ratio, verdict, _minutes in rows:
+        key = GAMES[name]
+        e = verdicts[key]
+        first = judge_rows(e, *key, judge)[2024]
+        assert table_gain == ci(first), name
+        assert builtin_gain == builtin_text(first), name
+        assert shown_ratio == seed_ratio(first), name
+        v = e["verdict"]
+        assert v["quarter_met"] and verdict == f"**{v['ratio']:.2f}** ({v['ratio_upper']:.2f})", name
+
+
+def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts):
+    rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | strongest judge (buckets,")
+    assert sorted(row[0] for row in rows) == sorted(GAMES)
+    for name, judge, table_gain, builtin_gain, shown in rows:
+        key = GAMES[name]
+        by_seed = judge_rows(verdicts[key], *key, judge)
+        assert table_gain == ci(by_seed[2024]) and builtin_gain == builtin_text(by_seed[2024]), name
+        first, _, second = shown.partition("; a second judge seed ")
+        assert first.replace("**", "") == seed_ratio(by_seed[2024]) and first.startswith("**"), name
+        assert second == seed_ratio(by_seed[7]), name
+
+
+# -- each built-in in a field of solved players: results/solve/solved_field.csv -----------------
+
+FIELD_GAMES = {"Estonian": ("estonian", 6), "Slovak": ("slovak", 6), "Tapiola": ("tapiola", 6),
+               "Sviten": ("sviten", 6), "Russian": ("russian", None)}
+
+
+def signed(row: dict) -> str:
+    """A gain and its interval as the field tables write them: ``-0.00024 [-0.00043, -0.00004]``."""
+    g, lo, hi = (float(row[k]) for k in ("gain", "gain_ci_low", "gain_ci_high"))
+    return f"{g:+.5f}" if lo == hi else f"{g:+.5f} [{lo:+.5f}, {hi:+.5f}]"
+
+
+def check_field_row(name: str, best: str, every: str, rollouts: str, field_rows: list[dict]) -> None:
+    """One game's line: its best built-in at one decision, its best heuristic at every decision
+    and its ``rollout:8`` deviations, against the committed rows."""
+    game, players = FIELD_GAMES[name.split(",")[0].split(" (")[0]]
+    players = players or int(name.split(",")[1].split()[0])
+    mine = [r for r in field_rows if r["game"] == game and int(r["players"]) == players]
+    assert mine, name
+    singles = [r for r in mine if r["decision"] != "all" and r["policy"] != "rollout:8"]
+    top = max(singles, key=lambda r: float(r["gain"]))
+    label = top["policy"] if game == "russian" else f"{top['decision']}={top['policy']}"
+    assert best.startswith(f"`{label}`") and signed(top) in best, (name, best)
+    if float(top["gain"]) == 0:  # the table plays it: the line goes on to the best that differs
+        runner = max((r for r in singles if r is not top), key=lambda r: float(r["gain"]))
+        assert f"`{runner['decision']}={runner['policy']}` {signed(runner)}" in best, (name, best)
+    whole = [r for r in mine if r["decision"] == "all"]
+    assert every == (signed(whole[0]) if whole else "(one decision)"), name
+    shown = [float(x) for x in rollouts.split(", ")]
+    rolled = [float(r["gain"]) for r in mine if r["policy"] == "rollout:8"]
+    assert len(shown) == len(rolled), name
+    for text, g in zip(rollouts.split(", "), rolled):
+        places = len(text.split(".")[1])
+        assert abs(float(text) - g) <= 0.5 * 10 ** -places + 1e-12, (name, text, g)
+    # "No built-in and no rollout:8 gains against any table."
+    assert all(float(r["gain_ci_low"]) <= 0 for r in mine), name
+
+
+@pytest.fixture(scope="module")
+def field_rows():
+    import csv
+
+    with open(ROOT / "results" / "solve" / "solved_field.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_readme_field_table_is_the_committed_field(field_rows):
+    rows = rows_of((ROOT / "README.md").read_text(), "| game | best built-in at one decision |")
+    assert len(rows) == 6
+    for name, best, every, rollouts in rows:
+        check_field_row(name, best, every, rollouts, field_rows)
+
+
+def test_the_solving_docs_field_table_is_the_committed_field(field_rows):
+    rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | best built-in deviation | gain |")
+    assert len(rows) == 6
+    for name, label, gain, every, rollouts in rows:
+        check_field_row(name, f"{label} {gain}", every, rollouts, field_rows)
