@@ -231,3 +231,30 @@ def test_the_solving_docs_field_table_is_the_committed_field(field_rows):
     assert len(rows) == 6
     for name, label, gain, every, rollouts in rows:
         check_field_row(name, f"{label} {gain}", every, rollouts, field_rows)
+
+
+def shown_as(text: str, values) -> bool:
+    """Whether the numbers written in ``text`` (outside backticks) are ``values``, each to within
+    half a unit of its last written digit."""
+    written = re.findall(r"[+-]?\d+\.\d+", re.sub(r"`[^`]*`", "", text))
+    return len(written) == len(values) and all(
+        abs(float(w) - v) <= 0.5 * 10 ** -len(w.split(".")[1]) + 1e-12 for w, v in zip(written, values))
+
+
+def test_the_solving_docs_common_coarse_br_table_is_the_tables_metadata(verdicts):
+    """The table under "Exploitability, next to the built-ins'": each table's first row, the
+    solve's own check under the common coarse BR, and the built-ins it checked as one seat."""
+    rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | `solved`'s BR gain |")
+    assert len(rows) == 6
+    for name, table_gain, builtin, beaten in rows:
+        game, players = FIELD_GAMES[name.split(",")[0]]
+        players = players or int(name.split(",")[1])
+        e = verdicts[(game, players)]
+        first = e["rows"][0]
+        assert first["abstraction"] == "coarse" and first["seed"] == 2024, name
+        assert shown_as(table_gain, [first[k] for k in ("gain", "ci_low", "ci_high")]), (name, table_gain)
+        assert shown_as(builtin, [first[k] for k in ("builtin_gain", "builtin_ci_low", "builtin_ci_high")]), (
+            name, builtin)
+        parts = re.findall(r"`([^`]*)`", builtin)
+        assert parts and all(p in first["builtin"] for p in parts), (name, builtin, first["builtin"])
+        assert not e["beaten_by"] and beaten == f"none of {e['deviations_checked']}", name
