@@ -8,9 +8,10 @@ study is submitted at once, as one batch of tasks, and each runs whole on one
 worker thread. A cell's blocks are dealt from its own seed and merged in block
 order wherever they run, so the tables are bit-identical either way.
 
-The experiments' ``main`` calls :func:`add_arguments` and :func:`configure`;
-a study calls :func:`run_cells` with a module-level function (workers import
-it by name).
+The experiments' ``main`` calls :func:`add_arguments` and :func:`configure_from`
+(the game studies through :func:`experiments.studylog.study_parser` and
+:func:`experiments.studylog.open_study`); a study calls :func:`run_cells` with a
+module-level function (workers import it by name).
 """
 from __future__ import annotations
 

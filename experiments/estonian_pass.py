@@ -23,19 +23,15 @@ commit, package versions and seconds.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from .cells import (add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells,
-                    seed as seed_type)
+from .cells import compare_cell, run_cells
 from .outputs import save_figure, write_csv
-from .studylog import StudyLog
+from .studylog import open_study, study_parser
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "estonian"
 BASELINE = "pass=lowest,discard=best-made"
 SEED = 2025
@@ -309,10 +305,6 @@ def plot_rollout_pass(df, path):
 # -- the run --------------------------------------------------------------------------------------
 
 
-
-
-
-
 def headline(df):
     """Per player count: the baseline's share and the best pass and discard policies."""
     lines = []
@@ -328,22 +320,11 @@ def headline(df):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Estonian Twist: which card to pass and to discard")
-    ap.add_argument("--full", action="store_true", help="2 to 10 players and more deals (about two minutes)")
-    add_cell_arguments(ap)
-    ap.add_argument("--seed", type=seed_type, default=SEED)
-    ap.add_argument("--out", default=str(ROOT / "results" / "estonian"))
+    ap = study_parser("estonian_pass", "Estonian Twist: which card to pass and to discard",
+                      full_help="2 to 10 players and more deals (about two minutes)", out="estonian", seed=SEED)
     args = ap.parse_args(argv)
-    configure_cells(args)
-    cfg = FULL if args.full else QUICK
+    cfg, n_threads, out, log = open_study(ap, args, argv, QUICK, FULL)
     threads = args.threads or None
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    import os
-
-    n_threads = threads or os.cpu_count() or 1
-    log = StudyLog("python -m experiments.estonian_pass", argv, full=args.full, seed=args.seed,
-                   threads=n_threads, config=cfg)
     log.record["baseline"] = BASELINE
     t0 = time.perf_counter()
     print(f"Estonian Twist policies, {'full' if args.full else 'quick'} mode, {n_threads} threads")

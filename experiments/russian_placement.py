@@ -29,20 +29,17 @@ commit, package versions and seconds of each study.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
+from .cells import run_cells
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat_position_table
-from .studylog import StudyLog
+from .studylog import open_study, study_parser
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "russian"
 POLICIES = ["first-open", "random", "by-rank", "best-gain", "two-and-dump", "fight-weak", "conceal"]
 BASELINE = "first-open"
@@ -339,28 +336,16 @@ def best_policy(df, players=CHART_PLAYERS, field=CHART_FIELD) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.russian_placement",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 2-4 minutes on 2 cores)")
-    add_cell_arguments(p)
-    p.add_argument("--seed", type=seed_type, default=SEED)
-    p.add_argument("--out", type=Path, default=ROOT / "results" / "russian")
+    p = study_parser("russian_placement", __doc__.split("\n\n")[0],
+                     full_help="the full study (about 2-4 minutes on 2 cores)", out="russian", seed=SEED)
     args = p.parse_args(argv)
-    configure_cells(args)
+    cfg, threads, out, log = open_study(p, args, argv, QUICK, FULL)
 
     import matplotlib
 
     matplotlib.use("Agg")
     import pandas as pd
 
-    from simcore.engine.executors import default_workers
-
-    cfg = FULL if args.full else QUICK
-    threads = args.threads or default_workers()
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    log = StudyLog("python -m experiments.russian_placement", argv, full=args.full, seed=args.seed,
-                   threads=threads, config=cfg)
     done = log.done
 
     t0 = time.perf_counter()

@@ -27,23 +27,19 @@ counts, git commit, package versions and seconds of each study.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from strategies.features import straight_outs
 
-from .cells import (add_arguments as add_cell_arguments, compare_cell, configure_from as configure_cells, run_cells,
-                    seed as seed_type)
+from .cells import compare_cell, run_cells
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, plot_paired_by_players, plot_seat_position, seat0_paired, seat_position_table
-from .studylog import StudyLog
+from .studylog import open_study, study_parser
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "slovak"
 POLICIES = ["never", "lower", "threshold", "made-or-draw", "live-outs", "thoughtful"]
 BASELINE = "never"
@@ -433,32 +429,18 @@ def plot_exchange2(df, path):
 # -- main -------------------------------------------------------------------------------------
 
 
-
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.slovak_exchange",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 5 minutes on 2 cores)")
-    add_cell_arguments(p)
-    p.add_argument("--seed", type=seed_type, default=SEED)
-    p.add_argument("--out", type=Path, default=ROOT / "results" / "slovak")
+    p = study_parser("slovak_exchange", __doc__.split("\n\n")[0],
+                     full_help="the full study (about 5 minutes on 2 cores)", out="slovak", seed=SEED)
     p.add_argument("--only", choices=["policies", "seats", "chart", "exchange2"], action="append",
                    help="run only these studies (repeatable)")
     args = p.parse_args(argv)
-    configure_cells(args)
+    cfg, threads, out, log = open_study(p, args, argv, QUICK, FULL)
 
     import matplotlib
 
     matplotlib.use("Agg")
-    from simcore.engine.executors import default_workers
-
-    cfg = FULL if args.full else QUICK
-    threads = args.threads or default_workers()
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
     only = set(args.only or ["policies", "seats", "chart", "exchange2"])
-    log = StudyLog("python -m experiments.slovak_exchange", argv, full=args.full, seed=args.seed,
-                   threads=threads, config=cfg)
     prov_path = out / "provenance.json"
     log.keep_studies(prov_path)
     done = log.done

@@ -31,14 +31,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
+from .cells import run_cells
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, paired_rows, plot_paired_by_players, seat0_paired
-from .studylog import StudyLog
+from .studylog import open_study, study_parser
 
 VARIANT = "sviten"
 SEED = 2026
@@ -344,23 +343,13 @@ def reshuffle_table(players, n_deals, seed, threads, policies=("balanced", "draw
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m experiments.sviten_draw", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--full", action="store_true", help="the committed results (about a minute)")
-    add_cell_arguments(ap)
-    ap.add_argument("--seed", type=seed_type, default=SEED,
-                    help=f"the first study's seed; each later study takes the next (default {SEED})")
-    ap.add_argument("--out", type=Path, default=Path("results") / "sviten")
+    ap = study_parser("sviten_draw", __doc__, full_help="the committed results (about a minute)", out="sviten",
+                      seed=SEED, seed_help=f"the first study's seed; each later study takes the next (default {SEED})",
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     args = ap.parse_args(argv)
-    configure_cells(args)
-    cfg = FULL if args.full else QUICK
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    cfg, _, out, log = open_study(ap, args, argv, QUICK, FULL)
     import strategies  # noqa: F401  (registers the policies)
-    from simcore.engine.executors import default_workers
 
-    log = StudyLog("python -m experiments.sviten_draw", argv, full=args.full, seed=args.seed,
-                   threads=args.threads or default_workers(), config=cfg)
     log.record["field"] = FIELD
     done = log.done
 

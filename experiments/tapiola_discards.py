@@ -32,19 +32,17 @@ commit, package versions and the seconds of each study.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .cells import add_arguments as add_cell_arguments, configure_from as configure_cells, run_cells, seed as seed_type
+from .cells import run_cells
 from .outputs import save_figure, write_csv
 from .paired import ci_columns, paired_panel, paired_rows, plot_paired_by_players, seat0_paired
-from .studylog import StudyLog
+from .studylog import open_study, study_parser
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "tapiola"
 SEED = 2031
 HIGH_POLICIES = ["lowest", "pairs", "draws", "made", "dive"]
@@ -366,31 +364,20 @@ def replot(out: Path) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.tapiola_discards",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--full", action="store_true", help="the full study (about 2 minutes on 2 cores)")
-    add_cell_arguments(p)
-    p.add_argument("--seed", type=seed_type, default=SEED)
-    p.add_argument("--out", type=Path, default=ROOT / "results" / "tapiola")
+    p = study_parser("tapiola_discards", __doc__.split("\n\n")[0],
+                     full_help="the full study (about 2 minutes on 2 cores)", out="tapiola", seed=SEED)
     p.add_argument("--replot", action="store_true", help="only redraw the charts from the CSVs in --out")
     args = p.parse_args(argv)
-    configure_cells(args)
     if args.replot:
         replot(args.out)
         return 0
+    cfg, threads, out, log = open_study(p, args, argv, QUICK, FULL)
 
     import matplotlib
 
     matplotlib.use("Agg")
     import strategies  # noqa: F401  (registers the policies)
-    from simcore.engine.executors import default_workers
 
-    cfg = FULL if args.full else QUICK
-    threads = args.threads or default_workers()
-    out = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    log = StudyLog("python -m experiments.tapiola_discards", argv, full=args.full, seed=args.seed,
-                   threads=threads, config=cfg)
     done = log.done
 
     t0 = time.perf_counter()

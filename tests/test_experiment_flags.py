@@ -69,3 +69,29 @@ def test_the_estonian_experiment_keeps_each_study_in_its_provenance(monkeypatch,
     assert prov["seed"] == 5 and prov["threads"] == 1 and prov["mode"] == "quick" and prov["baseline"]
     assert prov["studies"]["policies"]["seeds"] == {"3": 8} and prov["studies"]["rollout_pass"]["seed"] == 105
     assert all(tmp_path.joinpath(f).exists() for s in prov["studies"].values() for f in s["files"])
+
+
+OUT = {estonian_pass: "estonian", slovak_exchange: "slovak", tapiola_discards: "tapiola", sviten_draw: "sviten",
+       russian_placement: "russian"}
+
+
+@pytest.mark.parametrize("module", list(OUT), ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_each_game_study_writes_under_the_repositorys_results_wherever_it_is_run_from(module, monkeypatch,
+                                                                                      tmp_path):
+    """Without ``--out`` a study writes to ``results/<game>`` of the repository, not of the working
+    directory (Sviten's wrote beside wherever it was run until the forty-second session)."""
+    from pathlib import Path
+
+    class Begun(Exception):
+        pass
+
+    def begin(ap, args, argv, quick, full):
+        raise Begun(args, ap.prog)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(module, "open_study", begin)
+    with pytest.raises(Begun) as e:
+        module.main([])
+    args, prog = e.value.args
+    assert Path(args.out) == Path(main_job.__file__).resolve().parents[1] / "results" / OUT[module]
+    assert prog == f"python -m {module.__name__}" and not args.full
