@@ -15,13 +15,13 @@ machine shared with other work).
 """
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
 import time
 
-from .benchkit import mean_stderr, print_rates, time_simulate
+from .benchkit import mean_stderr, peer_parser, print_rates, time_simulate
+from .cells import count
 
 TARGET_RATIO = 100.0
 
@@ -115,16 +115,11 @@ def block_breakdown(n_players, policy, block=1 << 14, repeat=10):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_russian", description=__doc__.split("\n\n")[0])
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--deals", type=int, default=2_000_000, help="pvsim deals per timing")
-    p.add_argument("--py-deals", type=int, default=20_000, help="pure-Python deals")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--block-size", type=int, default=1 << 16,
+    p = peer_parser("bench_russian", __doc__.split("\n\n")[0], players=4, deals=2_000_000, py_deals=20_000,
+                    repeat=3)
+    p.add_argument("--block-size", type=count, default=1 << 16,
                    help="deals per block for the second pair of pvsim timings (the first uses the "
                         "default, 16,384): 48 decisions a block cost fixed engine time each")
-    p.add_argument("--repeat", type=int, default=3,
-                   help="every timing (pvsim's and the pure-Python one) is the best of this many runs")
     args = p.parse_args(argv)
     P = args.players
 

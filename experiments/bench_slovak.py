@@ -15,12 +15,11 @@ virtual machine).
 """
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 
-from .benchkit import mean_stderr, print_rates, print_seat_agreement, time_simulate
+from .benchkit import mean_stderr, peer_parser, print_rates, print_seat_agreement, time_simulate
 
 TARGET_RATIO = 100.0
 
@@ -100,13 +99,8 @@ def block_breakdown(n_players, policy, block=1 << 14, repeat=20):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_slovak", description=__doc__.split("\n\n")[0])
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--deals", type=int, default=4_000_000, help="pvsim deals per timing")
-    p.add_argument("--py-deals", type=int, default=100_000, help="pure-Python deals")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=3,
-                   help="every timing (pvsim's and the pure-Python one) is the best of this many runs")
+    p = peer_parser("bench_slovak", __doc__.split("\n\n")[0], players=6, deals=4_000_000, py_deals=100_000,
+                    repeat=3)
     args = p.parse_args(argv)
     P = args.players
 

@@ -17,13 +17,12 @@ the machine is shared, so timings vary from run to run.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import random
 import sys
 import time
 
-from .benchkit import mean_stderr, print_rates, print_seat_agreement, time_simulate
+from .benchkit import mean_stderr, peer_parser, print_rates, print_seat_agreement, time_simulate
 
 TARGET_RATIO = 100.0
 _PAIRS = list(itertools.combinations(range(5), 2))
@@ -170,13 +169,7 @@ def compare_line(name, P, deals, py_deals, draw, seed, repeat):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_sviten", description=__doc__.split("\n\n")[0])
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--deals", type=int, default=400_000, help="pvsim deals per timing")
-    p.add_argument("--py-deals", type=int, default=6_000, help="pure-Python deals")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=2,
-                   help="every timing (pvsim's and the pure-Python one) is the best of this many runs")
+    p = peer_parser("bench_sviten", __doc__.split("\n\n")[0], players=6, deals=400_000, py_deals=6_000, repeat=2)
     args = p.parse_args(argv)
 
     from simcore.engine.executors import default_workers

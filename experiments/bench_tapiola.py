@@ -18,12 +18,11 @@ implementation the same chance at a quiet spell.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 
-from .benchkit import agreement_line, mean_stderr, time_simulate
+from .benchkit import agreement_line, mean_stderr, peer_parser, time_simulate
 from .references import from_tests
 
 TARGETS = {"never": 100.0, "best": 50.0}
@@ -66,14 +65,8 @@ def load_average() -> float:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_tapiola",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--deals", type=int, default=1_000_000, help="pvsim deals per timing")
-    p.add_argument("--py-deals", type=int, default=10_000, help="pure-Python deals per timing")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=5,
-                   help="rounds of interleaved timings; each figure is the best of its rounds")
+    p = peer_parser("bench_tapiola", __doc__.split("\n\n")[0], players=6, deals=1_000_000, py_deals=10_000,
+                    repeat=5, repeat_help="rounds of interleaved timings; each figure is the best of its rounds")
     args = p.parse_args(argv)
     P = args.players
 

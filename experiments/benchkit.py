@@ -14,6 +14,7 @@ fingerprint is not that of today's sources, so no figure outlives its code.
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
 import math
 import time
@@ -153,6 +154,25 @@ def read_header(text: str) -> dict:
 # The benchmarks print 95% intervals with the rounded 1.96 (their printed
 # figures are compared run to run); the experiments use stats.Z95.
 Z_PRINT = 1.96
+
+
+BEST_OF = "every timing (pvsim's and the pure-Python one) is the best of this many runs"
+
+
+def peer_parser(module: str, description: str, *, players: int, deals: int, py_deals: int, repeat: int,
+                repeat_help: str = BEST_OF) -> argparse.ArgumentParser:
+    """The command line of a benchmark against its plain-Python peer (``python -m experiments.<module>``):
+    ``--players``, pvsim's ``--deals`` and the peer's ``--py-deals`` a timing, ``--seed`` and
+    ``--repeat``, each refused by name unless a positive integer (a seed: non-negative)."""
+    from .cells import count, seed
+
+    ap = argparse.ArgumentParser(prog=f"python -m experiments.{module}", description=description)
+    ap.add_argument("--players", type=count, default=players)
+    ap.add_argument("--deals", type=count, default=deals, help="pvsim deals per timing")
+    ap.add_argument("--py-deals", type=count, default=py_deals, help="pure-Python deals per timing")
+    ap.add_argument("--seed", type=seed, default=1)
+    ap.add_argument("--repeat", type=count, default=repeat, help=repeat_help)
+    return ap
 
 
 def mean_stderr(total, total_sq, n_deals: int) -> list[tuple[float, float]]:

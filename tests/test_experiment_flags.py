@@ -95,3 +95,16 @@ def test_each_game_study_writes_under_the_repositorys_results_wherever_it_is_run
     args, prog = e.value.args
     assert Path(args.out) == Path(main_job.__file__).resolve().parents[1] / "results" / OUT[module]
     assert prog == f"python -m {module.__name__}" and not args.full
+
+
+@pytest.mark.parametrize("name", ["bench_slovak", "bench_sviten", "bench_tapiola", "bench_russian"])
+@pytest.mark.parametrize("flag, value", [("--players", "0"), ("--deals", "-1"), ("--py-deals", "many"),
+                                         ("--repeat", "0"), ("--seed", "-3")])
+def test_a_peer_benchmark_refuses_a_bad_value_by_name_before_timing(name, flag, value, capsys):
+    import importlib
+
+    bench = importlib.import_module(f"experiments.{name}")
+    with pytest.raises(SystemExit) as e:
+        bench.main([flag, value])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"argument {flag}: must be a" in err and repr(value) in err
