@@ -1,6 +1,7 @@
-"""What the benchmarks share: the pure-Python tally, best-of timings of pvsim,
-the rate table and the agreement check between the two implementations; and
-the list of benchmarks whose outputs are committed under ``results/bench/``.
+"""What the benchmarks share: the peer benchmarks' command line, the pure-Python
+tally, best-of timings of pvsim, the rate table and the agreement check between
+the two implementations; and the list of benchmarks whose outputs are committed
+under ``results/bench/``.
 
 The variant benchmarks (``bench_slovak``, ``bench_tapiola``, ``bench_sviten``,
 ``bench_russian``) each write their own plain-Python game; this module holds
