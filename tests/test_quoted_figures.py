@@ -116,11 +116,6 @@ def test_the_solving_docs_quote_every_every_seat_budget_under_the_judges_buckets
 
 # -- the verdicts: each table's judge, as its metadata records it ---------------------------------
 
-JUDGE = {("estonian", 6): ("medium", 1 << 26), ("slovak", 6): ("fine", 1 << 26),
-         ("tapiola", 6): ("coarse", 1 << 24), ("sviten", 6): ("medium", 1 << 22),
-         ("russian", 4): ("fine", 1 << 20), ("russian", 3): ("fine", 1 << 20)}
-
-
 @pytest.fixture(scope="module")
 def verdicts():
     """Per shipped table, ``strategies.solved.exploitability``: its rows and its verdict."""
@@ -129,13 +124,21 @@ def verdicts():
     return {(tf.game, tf.n_players): exploitability(tf) for tf in shipped_tables()}
 
 
-def judge_rows(e: dict, game: str, players: int, shown: str) -> dict:
+@pytest.fixture(scope="module")
+def judged():
+    """Per shipped table, the BR its verdict takes the built-in's gain from (the judge)."""
+    from experiments.seats import judges
+
+    return judges()
+
+
+def judge_rows(e: dict, judge: dict, shown: str) -> dict:
     """The judge's row under each seed (2024 and 7), after checking the judge the text names."""
-    abstraction, deals = JUDGE[(game, players)]
+    abstraction, deals = judge["abstraction"], judge["deals"]
     m = re.fullmatch(r"(\w+), (\d+M)( a (placement )?round)?", shown)
     assert m and (m.group(1), budget(m.group(2))) == (abstraction, deals), shown
     rows = {r["seed"]: r for r in e["rows"] if (r["abstraction"], r["deals"]) == (abstraction, deals)}
-    assert set(rows) == {2024, 7}, (game, players)
+    assert set(rows) == {2024, 7}, shown
     return rows
 
 
@@ -149,13 +152,13 @@ def seed_ratio(row: dict) -> str:
     return f"{row['gain'] / row['builtin_gain']:.2f} ({row['ci_high'] / row['builtin_gain']:.2f})"
 
 
-def test_the_readme_verdicts_are_the_tables_metadata(verdicts):
+def test_the_readme_verdicts_are_the_tables_metadata(verdicts, judged):
     rows = rows_of((ROOT / "README.md").read_text(), "| game | judge: buckets, fitting deals a stage |")
     assert sorted(row[0] for row in rows) == sorted(GAMES)
     for name, judge, table_gain, builtin_gain, shown_ratio, verdict, _minutes in rows:
         key = GAMES[name]
         e = verdicts[key]
-        first = judge_rows(e, *key, judge)[2024]
+        first = judge_rows(e, judged["{}:{}".format(*key)], judge)[2024]
         assert table_gain == ci(first), name
         assert builtin_gain == builtin_text(first), name
         assert shown_ratio == seed_ratio(first), name
@@ -163,12 +166,12 @@ def test_the_readme_verdicts_are_the_tables_metadata(verdicts):
         assert v["quarter_met"] and verdict == f"**{v['ratio']:.2f}** ({v['ratio_upper']:.2f})", name
 
 
-def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts):
+def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts, judged):
     rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | strongest judge (buckets,")
     assert sorted(row[0] for row in rows) == sorted(GAMES)
     for name, judge, table_gain, builtin_gain, shown in rows:
         key = GAMES[name]
-        by_seed = judge_rows(verdicts[key], *key, judge)
+        by_seed = judge_rows(verdicts[key], judged["{}:{}".format(*key)], judge)
         assert table_gain == ci(by_seed[2024]) and builtin_gain == builtin_text(by_seed[2024]), name
         first, _, second = shown.partition("; a second judge seed ")
         assert first.replace("**", "") == seed_ratio(by_seed[2024]) and first.startswith("**"), name
@@ -177,8 +180,11 @@ def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts):
 
 # -- each built-in in a field of solved players: results/solve/solved_field.csv -----------------
 
-FIELD_GAMES = {"Estonian": ("estonian", 6), "Slovak": ("slovak", 6), "Tapiola": ("tapiola", 6),
-               "Sviten": ("sviten", 6), "Russian": ("russian", None)}
+def game_of(name: str) -> tuple[str, int]:
+    """The game and players a row names: ``Estonian, 6 (three stages)`` or ``Russian, 4``."""
+    m = re.match(r"(\w+)(?: \(pot\))?, (\d+)", name)
+    assert m, name
+    return m.group(1).lower(), int(m.group(2))
 
 
 def signed(row: dict) -> str:
@@ -190,8 +196,7 @@ def signed(row: dict) -> str:
 def check_field_row(name: str, best: str, every: str, rollouts: str, field_rows: list[dict]) -> None:
     """One game's line: its best built-in at one decision, its best heuristic at every decision
     and its ``rollout:8`` deviations, against the committed rows."""
-    game, players = FIELD_GAMES[name.split(",")[0].split(" (")[0]]
-    players = players or int(name.split(",")[1].split()[0])
+    game, players = game_of(name)
     mine = [r for r in field_rows if r["game"] == game and int(r["players"]) == players]
     assert mine, name
     singles = [r for r in mine if r["decision"] != "all" and r["policy"] != "rollout:8"]
@@ -249,9 +254,7 @@ def test_the_solving_docs_common_coarse_br_table_is_the_tables_metadata(verdicts
     rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | `solved`'s BR gain |")
     assert len(rows) == 6
     for name, table_gain, builtin, beaten in rows:
-        game, players = FIELD_GAMES[name.split(",")[0]]
-        players = players or int(name.split(",")[1])
-        e = verdicts[(game, players)]
+        e = verdicts[game_of(name)]
         first = e["rows"][0]
         assert first["abstraction"] == "coarse" and first["seed"] == 2024, name
         assert shown_as(table_gain, [first[k] for k in ("gain", "ci_low", "ci_high")]), (name, table_gain)
