@@ -338,8 +338,8 @@ def main(argv=None) -> int:
     ap.add_argument("--abstraction", choices=NAMES,
                     help="the BR's buckets (default: coarse, the recorded BR's)")
     ap.add_argument("--seed", type=cells.seed, help="the BRs' seed (default: each table's recorded BR, 2024)")
-    ap.add_argument("--passes", type=cells.count, help="backward passes over the stages (default: pvsim exploit's "
-                                              "for the game and field; the judges make 1)")
+    ap.add_argument("--passes", type=cells.count, help="backward passes over the stages (default: pvsim "
+                                                       "exploit's for the game and field; the judges make 1)")
     ap.add_argument("--workers", type=cells.count, help="threads or processes that play blocks (default: every core)")
     ap.add_argument("--no-progress", action="store_true",
                     help="no progress bars (default: a bar for each fit and measurement on a terminal)")
