@@ -1,12 +1,13 @@
 """The figures the README and docs/solving.md copy by hand are those the committed results hold.
 
-Four kinds of table are copied: the shipped tables' verdicts and their check under the common
+Five kinds of table are copied: the shipped tables' verdicts and their check under the common
 coarse BR (as the tables' metadata records them and ``pvsim strategies`` prints them), the
-every-seat sums that ``python -m experiments.seats`` writes to results/solve/seats.json, and how
-each built-in does in a field of ``solved`` (results/solve/solved_field.csv). These tests read
-each table and find, for each row, the measurement it names (game, buckets, fitting deals a stage,
-seed and, where a row says "one pass", one backward pass; else the passes ``pvsim exploit`` makes
-by default), so that a rerun or a new budget cannot leave a stale figure in the documents.
+every-seat sums that ``python -m experiments.seats`` writes to results/solve/seats.json, how
+each built-in does in a field of ``solved`` (results/solve/solved_field.csv), and how exploitable
+each built-in is (results/exploitability/<game>_<P>.json). These tests read each table and find,
+for each row, the measurement it names (game, buckets, fitting deals a stage, seed and, where a
+row says "one pass", one backward pass; else the passes ``pvsim exploit`` makes by default), so
+that a rerun or a new budget cannot leave a stale figure in the documents.
 """
 import json
 import re
@@ -263,3 +264,57 @@ def test_the_solving_docs_common_coarse_br_table_is_the_tables_metadata(verdicts
         parts = re.findall(r"`([^`]*)`", builtin)
         assert parts and all(p in first["builtin"] for p in parts), (name, builtin, first["builtin"])
         assert not e["beaten_by"] and beaten == f"none of {e['deviations_checked']}", name
+
+
+# -- how exploitable each built-in is: results/exploitability/<game>_<P>.json -------------------
+
+def four(gain: float, stderr: float) -> str:
+    """A gain and its 95% interval as the README's exploitability table writes them."""
+    from simcore.engine.stats import Z95
+
+    return f"{gain:+.4f} [{gain - Z95 * stderr:.4f}, {gain + Z95 * stderr:.4f}]"
+
+
+def names_field(label: str, field: str, default: str) -> bool:
+    """Whether a README label names this field: the whole spec, Russian's policy without
+    ``place=``, or the decisions that differ from the default field, the others left out."""
+    if "=" not in field or label == field:
+        return label == field.removeprefix("place=")
+    shown = dict(part.split("=") for part in label.split(","))
+    spec, base = (dict(part.split("=") for part in s.split(",")) for s in (field, default))
+    return all(spec[d] == p for d, p in shown.items()) and all(
+        spec[d] == base[d] for d in spec if d not in shown)
+
+
+def test_the_readme_exploitability_table_is_the_committed_measurement():
+    """The table under "How exploitable is each built-in policy?": each game's hardest built-in
+    (the smallest of the BR's and rollout's lower bounds, as table.md picks it), the BR's gain
+    against the default field, and the best single built-in deviation from it."""
+    rows = rows_of((ROOT / "README.md").read_text(), "| game | hardest built-in to exploit |")
+    assert sorted(row[0] for row in rows) == sorted(n.replace(" (pot)", "") for n in GAMES)
+    for name, hardest, beaten, br, deviation in rows:
+        game, players = game_of(name)
+        doc = json.loads((ROOT / "results" / "exploitability" / f"{game}_{players}.json").read_text())
+        default = doc["fields"][0]
+        best = min(doc["fields"], key=lambda r: max(r["br_gain"], -1e9 if r["rollout_gain"] is None
+                                                    else r["rollout_gain"]))
+        assert names_field(hardest.strip("`"), best["field"], default["field"]), (name, hardest, best["field"])
+        assert best["rollout_gain"] is None or best["rollout_gain"] <= best["br_gain"], name
+        assert beaten == four(best["br_gain"], best["br_stderr"]), (name, beaten)
+        assert br == f"{default['br_gain']:+.4f}", (name, br)
+        top = max(doc["deviations_vs_default"], key=lambda r: r["gain"])
+        assert deviation == f"`{top['hero'].removeprefix('place=')}` {top['gain']:+.4f}", (name, deviation)
+
+
+def test_the_readme_names_the_combinations_the_tables_are_compared_with(verdicts):
+    """The bullet under that table: the combined built-ins harder to exploit than any of its
+    rows, with their gains under the common coarse BR (each table's first metadata row)."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("Some combinations\n  of built-ins are harder to exploit than any row here")
+    bullet = text[start:text.index("\n\n", start)]
+    named = re.findall(r"`([^`]+)`\s+for (\w+) \(\+(\d\.\d+)", bullet)
+    assert len(named) == 3, bullet
+    for field, name, gain in named:
+        first = verdicts[(name.lower(), 6)]["rows"][0]
+        assert (first["abstraction"], first["builtin"]) == ("coarse", field), name
+        assert shown_as(gain, [first["builtin_gain"]]), (name, gain, first["builtin_gain"])
