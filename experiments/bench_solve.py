@@ -38,8 +38,8 @@ from pathlib import Path
 
 from experiments import sizes
 from experiments.outputs import write_json
+from simcore.engine.stats import Z95
 
-Z95 = 1.959963984540054
 ROOT = Path(__file__).resolve().parent.parent
 SHIP_DIR = ROOT / "strategies" / "solved_tables"
 

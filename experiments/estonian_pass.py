@@ -28,6 +28,8 @@ import time
 
 import numpy as np
 
+from simcore.engine.stats import Z95
+
 from .cells import compare_cell, run_cells
 from .outputs import save_figure, write_csv
 from .studylog import open_study, study_parser
@@ -35,7 +37,6 @@ from .studylog import open_study, study_parser
 VARIANT = "estonian"
 BASELINE = "pass=lowest,discard=best-made"
 SEED = 2025
-Z95 = 1.959963984540054
 
 # (label, spec, decision varied, cost class)
 POLICIES = [
