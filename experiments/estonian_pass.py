@@ -325,11 +325,10 @@ def main(argv=None):
                       full_help="2 to 10 players and more deals (about two minutes)", out="estonian", seed=SEED)
     args = ap.parse_args(argv)
     cfg, n_threads, out, log = open_study(ap, args, argv, QUICK, FULL)
-    threads = args.threads or None
     log.record["baseline"] = BASELINE
     t0 = time.perf_counter()
     print(f"Estonian Twist policies, {'full' if args.full else 'quick'} mode, {n_threads} threads")
-    df = policy_rows(cfg["players"], cfg["deals"], threads, args.seed)
+    df = policy_rows(cfg["players"], cfg["deals"], n_threads, args.seed)
     write_csv(df, out / "policies.csv")
     plot_share_by_players(df, out / "share_by_players.png")
     log.done("policies", t0, players=cfg["players"], deals=cfg["deals"],
