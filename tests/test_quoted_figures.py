@@ -75,7 +75,7 @@ def strongest(measured, game, players, abstraction) -> tuple[int, int]:
                if (r["game"], r["players"], r["abstraction"]) == (game, players, abstraction))
 
 
-def test_the_readme_quotes_each_tables_largest_every_seat_budget(measured):
+def test_the_readme_quotes_each_tables_strongest_every_seat_br(measured):
     text = (ROOT / "README.md").read_text()
     rows = rows_of(text, "| game | every-seat BR (of the judge's budget) |")
     assert sorted(row[0] for row in rows) == sorted(GAMES)
@@ -87,7 +87,7 @@ def test_the_readme_quotes_each_tables_largest_every_seat_budget(measured):
         table, builtin = pair(measured, game, players, abstraction, deals, bool(m.group(4)))
         assert (table_sum, shown_ratio) == (ci(table["sum"]), ratio(table["sum"], builtin["sum"])), name
         assert builtin_sum == ci(builtin["sum"]), name
-        # The largest budget measured under these buckets, as the text above the table says.
+        # The strongest BR measured under these buckets, as the text above the table says.
         assert (deals, table["passes"]) == strongest(measured, game, players, abstraction), name
 
 
