@@ -94,12 +94,12 @@ def test_the_readme_quotes_each_tables_strongest_every_seat_br(measured):
 def test_the_solving_docs_quote_every_every_seat_budget_under_the_judges_buckets(measured):
     text = (ROOT / "docs" / "solving.md").read_text()
     rows = rows_of(text, "| game | judge | every-seat budget (of the judge's) |")
-    shown = set()
+    shown, judges = set(), {}
     name = judge = None
     for cells in rows:
         name, judge = cells[0] or name, cells[1] or judge
         game, players = GAMES[name]
-        abstraction = judge.split(",")[0]
+        abstraction = judges[(game, players)] = judge.split(",")[0]
         m = re.fullmatch(r"([\d,]+M?) \((all|1/\d+)\)(, one pass)?", cells[2])
         assert m, cells[2]
         deals = budget(m.group(1))
@@ -111,12 +111,8 @@ def test_the_solving_docs_quote_every_every_seat_budget_under_the_judges_buckets
         assert cells[6].startswith("**") == last, cells
         shown.add((game, players, abstraction, deals, table["passes"]))
     # No measurement under a judge's buckets, at any budget or number of passes, is left out.
-    judges = {GAMES[n]: None for n in GAMES}
-    for cells in rows:
-        if cells[0]:
-            judges[GAMES[cells[0]]] = cells[1].split(",")[0]
     done = {(r["game"], r["players"], r["abstraction"], r["deals"], r["passes"]) for r in measured
-            if judges[(r["game"], r["players"])] == r["abstraction"]}
+            if judges.get((r["game"], r["players"])) == r["abstraction"]}
     assert done == shown
 
 
@@ -295,16 +291,17 @@ def test_the_readme_exploitability_table_is_the_committed_measurement():
     """The table under "How exploitable is each built-in policy?": each game's hardest built-in
     (the smallest of the BR's and rollout's lower bounds, as table.md picks it), the BR's gain
     against the default field, and the best single built-in deviation from it."""
+    from experiments.exploitability import hardest
+
     rows = rows_of((ROOT / "README.md").read_text(), "| game | hardest built-in to exploit |")
     assert sorted(row[0] for row in rows) == sorted(n.replace(" (pot)", "") for n in GAMES)
-    for name, hardest, beaten, br, deviation in rows:
+    for name, label, beaten, br, deviation in rows:
         game, players = game_of(name)
         doc = json.loads((ROOT / "results" / "exploitability" / f"{game}_{players}.json").read_text())
         default = doc["fields"][0]
-        best = min(doc["fields"], key=lambda r: max(r["br_gain"], -1e9 if r["rollout_gain"] is None
-                                                    else r["rollout_gain"]))
-        assert names_field(hardest.strip("`"), best["field"], default["field"]), (name, hardest, best["field"])
-        assert best["rollout_gain"] is None or best["rollout_gain"] <= best["br_gain"], name
+        low, best = hardest(doc)
+        assert names_field(label.strip("`"), best["field"], default["field"]), (name, label, best["field"])
+        assert low == best["br_gain"], name  # the bound the README quotes is the BR's
         assert beaten == four(best["br_gain"], best["br_stderr"]), (name, beaten)
         assert br == f"{default['br_gain']:+.4f}", (name, br)
         top = max(doc["deviations_vs_default"], key=lambda r: r["gain"])
