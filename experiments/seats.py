@@ -227,8 +227,9 @@ def judges() -> dict[str, dict]:
 
 
 def share(deals: int, abstraction: str, judge: dict | None) -> str:
-    """How much of the judge's BR a budget is: "all", "1/4", or where the buckets differ, which they
-    are (a budget under other buckets is no share of the judge's); "-" for a table with no judge."""
+    """How much of the judge's BR a budget is: "all", "1/4", "2x" (more than the judge's), or where
+    the buckets differ, which they are (a budget under other buckets is no share of the judge's);
+    "-" for a table with no judge."""
     if judge is None:
         return "-"
     if abstraction != judge["abstraction"]:
@@ -237,6 +238,8 @@ def share(deals: int, abstraction: str, judge: dict | None) -> str:
         return "all"
     if deals < judge["deals"] and judge["deals"] % deals == 0:
         return f"1/{judge['deals'] // deals}"
+    if deals > judge["deals"] and deals % judge["deals"] == 0:
+        return f"{deals // judge['deals']}x"
     return f"{deals / judge['deals']:.2f}"
 
 

@@ -132,7 +132,8 @@ def test_a_budget_is_named_as_a_share_of_the_judge_s_under_the_same_buckets_only
     assert share(1 << 20, "fine", judge) == "all"
     assert share(1 << 18, "fine", judge) == "1/4"
     assert share(3 << 18, "fine", judge) == "0.75"  # not a whole fraction
-    assert share(1 << 21, "fine", judge) == "2.00"  # more than the judge's
+    assert share(1 << 21, "fine", judge) == "2x"  # more than the judge's
+    assert share(3 << 19, "fine", judge) == "1.50"  # more, not a whole multiple
     assert share(1 << 20, "coarse", judge) == "coarse, not the judge's fine"
     assert share(1 << 20, "fine", None) == "-"
 
