@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 from experiments import bench_all
@@ -84,6 +85,28 @@ def test_the_check_fails_when_a_measured_source_changes(tmp_path, monkeypatch):
     src.unlink()
     with pytest.raises(FileNotFoundError, match="'simcore/fast.py' does not exist"):
         fingerprint(bench.measures, tmp_path)
+
+
+def test_a_table_files_metadata_leaves_its_fingerprint_as_it_is(tmp_path):
+    """A shipped table counts by what a field plays: new metadata (``bench_finer --annotate``'s judge
+    rows) leaves the benchmarks that play it current; one changed table entry makes them stale."""
+    from strategies.table import load_table
+
+    shipped = "strategies/solved_tables/russian-3p.npz"
+    (tmp_path / "strategies" / "solved_tables").mkdir(parents=True)
+    tf = load_table(ROOT / shipped)
+    copy = tmp_path / shipped
+    tf.save(copy)
+    before = fingerprint([shipped], tmp_path)
+    tf.save(copy, meta=dict(tf.meta, exploitability={"finer": [{"seed": 7}]}))
+    assert fingerprint([shipped], tmp_path) == before
+    d = tf.decisions[0]
+    a = tf.arrays[d].copy()  # two buckets' entries swapped: a table as valid, and another one
+    i = next(i for i in range(1, len(a)) if not np.array_equal(a[i], a[0]))
+    a[[0, i]] = a[[i, 0]]
+    tf.arrays[d] = a
+    tf.save(copy)
+    assert fingerprint([shipped], tmp_path) != before
 
 
 def test_bench_all_writes_the_header_and_keeps_the_old_file_when_a_benchmark_fails(tmp_path, monkeypatch, capsys):
