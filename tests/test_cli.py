@@ -157,7 +157,7 @@ def test_strategies_json_is_what_the_text_says(capsys):
     for t in v["solved_tables"]:
         e = t["exploitability"]
         assert Path(t["file"]).exists() and t["decisions"] == ["place"]
-        # the solve's check, then each judge seed's rows (seed 2024's, then 7's), by fitting deals
+        # the solve's check, then each judge seed's rows: seed 2024's, then 7's
         seeds = [r["seed"] for r in e["rows"]]
         assert seeds[0] == 2024 and seeds[1:] == sorted(seeds[1:], key=[2024, 7].index) and set(seeds[1:]) == {2024, 7}
         verdict = e["verdict"]
