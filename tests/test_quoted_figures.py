@@ -165,8 +165,8 @@ def test_the_readme_verdicts_are_the_tables_metadata(verdicts, judged):
         assert builtin_gain == builtin_text(first), name
         assert shown_ratio == seed_ratio(first), name
         v = e["verdict"]  # bold where the quarter is met; else the text says it is not
-        met = f"**{v['ratio']:.2f}** ({v['ratio_upper']:.2f})"
-        assert verdict == (met if v["quarter_met"] else f"{v['ratio']:.2f} ({v['ratio_upper']:.2f}), not a quarter"), name
+        r, upper = f"{v['ratio']:.2f}", f"{v['ratio_upper']:.2f}"
+        assert verdict == (f"**{r}** ({upper})" if v["quarter_met"] else f"{r} ({upper}), not a quarter"), name
 
 
 def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts, judged):
