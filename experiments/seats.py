@@ -21,7 +21,9 @@ each row records them. The judges of ``experiments/bench_finer.py`` make one, so
 at a judge's buckets and deals repeats the judge at seat 0 and costs half the default's fitting.
 
 Each measurement is written to ``results/solve/seats.json`` as it completes, and a rerun skips
-those already there with the same settings. The one under way is checkpointed every minute to
+those already there with the same settings and, for ``solved``, the same table (each row records
+its table's digest: a table shipped since is measured anew, and seats.md shows only the rows of
+the tables shipped now). The one under way is checkpointed every minute to
 ``results/solve/seats.partial/`` (``pvsim exploit``'s checkpoint files, one family a measurement),
 so an interrupted run (Ctrl-C, or a killed process) resumes where it stopped, mid-fit, when the
 same command runs again, with the figures of an uninterrupted run; the files go once it is done.
@@ -67,11 +69,34 @@ def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None, 
         tf = tables[g]
         first = exploitability(tf)["rows"][0]
         out.append({"game": tf.game, "players": tf.n_players, "options": dict(tf.options),
+                    "table": table_digest(tf.path),
                     "fields": ["solved", first["builtin"]], "abstraction": abstraction or "coarse",
                     "deals": first["deals"] if deals is None else deals,
                     "eval_deals": first["eval_deals"] if eval_deals is None else eval_deals,
                     "seed": first["seed"] if seed is None else seed, "passes": passes})
     return out
+
+
+def table_digest(path) -> str:
+    """A shipped table's identity in a row of ``solved``: the digest of its arrays and header, its
+    metadata aside (``experiments.benchkit``'s), so annotating a table keeps its rows while shipping
+    another makes them another table's."""
+    from experiments.benchkit import _table_digest
+
+    return _table_digest(Path(path)).hex()[:16]
+
+
+def current(rows: list[dict], digests: dict | None = None) -> list[dict]:
+    """The rows that measure what is shipped now: every built-in's, and each `solved` row whose
+    ``table`` digest is the shipped table's of its game and size (``digests``: GAME:P to digest,
+    default the shipped tables'). A row of a table shipped before stays in seats.json, apart; a row
+    without a digest (none in results/solve/seats.json) is taken as current."""
+    if digests is None:
+        from strategies.solved import shipped_tables
+
+        digests = {f"{tf.game}:{tf.n_players}": table_digest(tf.path) for tf in shipped_tables()}
+    return [r for r in rows if r["field"] != "solved" or "table" not in r
+            or digests.get(f"{r['game']}:{r['players']}") == r["table"]]
 
 
 def default_passes(game: str, players: int, options: dict | None, field: str) -> int:
@@ -91,8 +116,10 @@ def budget(r: dict) -> tuple:
 
 
 def key(r: dict, field=None) -> tuple:
-    """A measurement's identity: its budget and its field."""
-    return budget(r) + (field or r["field"],)
+    """A measurement's identity: its budget and its field, and for `solved` the table's digest (a
+    table shipped since is measured again; the row of the one before stays, apart)."""
+    field = field or r["field"]
+    return budget(r) + (field,) + ((r["table"],) if field == "solved" and "table" in r else ())
 
 
 def checkpoint_path(folder: Path, r: dict, field=None) -> Path:
@@ -155,6 +182,7 @@ def measure(plan: dict, field: str, workers=None, checkpoint: Path | None = None
     d = dataclasses.replace(results[0], seats=[r.seats[0] for r in results]).to_dict()
     mean = d["mean"]
     return {"game": plan["game"], "players": P, "options": plan["options"], "field": field,
+            **({"table": plan["table"]} if field == "solved" and "table" in plan else {}),
             "abstraction": plan["abstraction"], "deals": plan["deals"], "eval_deals": plan["eval_deals"],
             "seed": plan["seed"], "passes": results[0].passes, "unit": d["unit"],
             "seats": [{k: s[k] for k in ("seat", "gain", "stderr", "ci_low", "ci_high")} for s in d["seats"]],
@@ -282,10 +310,13 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     return lines
 
 
-def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
+def render(rows: list[dict], judge_of: dict[str, dict] | None = None, digests: dict | None = None) -> str:
     """seats.md: a summary line per game and budget (:func:`summary`), then per game and budget
     `solved`'s row and the built-in's at every seat, in the order of sizes.USUAL (a game's coarse BR
-    first, then the finer ones)."""
+    first, then the finer ones). Only the rows of the tables shipped now (:func:`current`)."""
+    shown = current(rows, digests)
+    earlier = len(rows) - len(shown)
+    rows = shown
     sections = _sections(rows)
     # a heading names its deals where its game, size and buckets were measured at several, and its
     # passes where those deals were measured at several
@@ -306,7 +337,10 @@ def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
              "verdict's ratio is seat 0's gain by its strongest BR over that. The BR here makes the passes "
              "`pvsim exploit` makes by default for the game and field (or `--passes`), so where that is more than "
              "one, it is at least as strong as the judge at the same fitting deals a stage. Minutes are wall-clock for "
-             "the whole measurement of each field.", ""]
+             "the whole measurement of each field."
+             + ((" One row of a `solved` table shipped before stays in seats.json, with its table's digest, and is "
+                 "not shown." if earlier == 1 else f" The {earlier} rows of `solved` tables shipped before stay in "
+                 "seats.json, each with its table's digest, and are not shown.") if earlier else ""), ""]
     lines += summary(rows, judge_of) + [""]
     for (game, P, abstraction, deals, eval_deals, seed, passes), t, b in sections:
         said = "" if passes is None else _passes(passes)  # an older row may not record its passes

@@ -52,7 +52,10 @@ def rows_of(text: str, header: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def measured():
-    return json.loads((ROOT / "results" / "solve" / "seats.json").read_text())["rows"]
+    from experiments.seats import current
+
+    # the rows of the tables shipped now (a table shipped before keeps its rows there, apart)
+    return current(json.loads((ROOT / "results" / "solve" / "seats.json").read_text())["rows"])
 
 
 def pair(measured, game, players, abstraction, deals, one_pass):
@@ -110,9 +113,10 @@ def test_the_solving_docs_quote_every_every_seat_budget_under_the_judges_buckets
         last = (deals, table["passes"]) == strongest(measured, game, players, abstraction)
         assert cells[6].startswith("**") == last, cells
         shown.add((game, players, abstraction, deals, table["passes"]))
-    # No measurement under a judge's buckets, at any budget or number of passes, is left out.
+    # No measurement of a shipped table under its judge's buckets, at any budget or number of passes,
+    # is left out (a built-in's row whose table was measured only before the one shipped now has no pair).
     done = {(r["game"], r["players"], r["abstraction"], r["deals"], r["passes"]) for r in measured
-            if judges.get((r["game"], r["players"])) == r["abstraction"]}
+            if judges.get((r["game"], r["players"])) == r["abstraction"] and r["field"] == "solved"}
     assert done == shown
 
 

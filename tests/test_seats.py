@@ -45,6 +45,30 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
         seats.main(["--games", "estonian:5", "--out", str(tmp_path)])
 
 
+def test_a_table_shipped_since_is_measured_anew_and_the_old_rows_stay_apart(tmp_path, monkeypatch, capsys):
+    # a row of `solved` names its table by digest: a table shipped since is no "already measured"
+    import experiments.seats as seats
+
+    argv = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    assert seats.main(argv) == 0
+    rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
+    (tf,) = [t for t in __import__("strategies.solved", fromlist=["x"]).shipped_tables("russian") if t.n_players == 3]
+    assert rows[0]["table"] == seats.table_digest(tf.path) and "table" not in rows[1]  # the built-in has none
+    rows[0]["table"] = "0123456789abcdef"  # as if it measured a table shipped before this one
+    rows[0]["sum"] = dict(rows[0]["sum"], gain=0.5)  # a figure the new row cannot repeat
+    (tmp_path / "seats.json").write_text(json.dumps({"rows": rows}))
+    capsys.readouterr()
+    assert seats.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "russian:3 solved: already measured" not in out and "russian:3 place=conceal: already measured" in out
+    after = json.loads((tmp_path / "seats.json").read_text())["rows"]
+    assert [r.get("table") for r in after] == ["0123456789abcdef", None, seats.table_digest(tf.path)]
+    md = (tmp_path / "seats.md").read_text()
+    assert md.count("| `solved` |") == 1 and "+0.50000" not in md  # only the shipped table's row is shown
+    assert "One row of a `solved` table shipped before stays in seats.json" in md
+    assert seats.current(after) == after[1:]
+
+
 def spy_on_exploit(monkeypatch, arg: str) -> list:
     """The list that each later measurement appends its keyword ``arg`` to: the call of
     simcore.exploit.exploit for its seat 0 (experiments.seats makes one a seat)."""
