@@ -114,7 +114,7 @@ BENCHMARKS = {b.name: b for b in [
 
 def fingerprint(paths, root: Path | None = None) -> str:
     """SHA-256 (first 16 hex digits) of the files' names and bytes: it changes with any edit to them
-    (a table file's metadata aside: :func:`_table_digest`).
+    (a table file's metadata aside: :func:`table_digest`).
 
     Raises FileNotFoundError naming a file that does not exist (moved: the
     benchmark's ``measures`` need updating).
@@ -125,12 +125,12 @@ def fingerprint(paths, root: Path | None = None) -> str:
         if not p.is_file():
             raise FileNotFoundError(f"measured source {rel!r} does not exist (moved or renamed? "
                                     f"update experiments/benchkit.py's BENCHMARKS)")
-        digest = _table_digest(p) if p.suffix == ".npz" else hashlib.sha256(p.read_bytes()).digest()
+        digest = table_digest(p) if p.suffix == ".npz" else hashlib.sha256(p.read_bytes()).digest()
         h.update(rel.encode() + b"\0" + digest)
     return h.hexdigest()[:16]
 
 
-def _table_digest(path: Path) -> bytes:
+def table_digest(path: Path) -> bytes:
     """A table file's digest without its metadata: its header less ``meta``, and every array's name,
     type, shape and bytes. What a benchmark measures is the table a field plays; the metadata
     (who made it, the judges' rows ``experiments.bench_finer --annotate`` writes) is not, so

@@ -81,9 +81,9 @@ def table_digest(path) -> str:
     """A shipped table's identity in a row of ``solved``: the digest of its arrays and header, its
     metadata aside (``experiments.benchkit``'s), so annotating a table keeps its rows while shipping
     another makes them another table's."""
-    from experiments.benchkit import _table_digest
+    from experiments import benchkit
 
-    return _table_digest(Path(path)).hex()[:16]
+    return benchkit.table_digest(Path(path)).hex()[:16]
 
 
 def current(rows: list[dict], digests: dict | None = None) -> list[dict]:
