@@ -48,11 +48,12 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
 def test_a_table_shipped_since_is_measured_anew_and_the_old_rows_stay_apart(tmp_path, monkeypatch, capsys):
     # a row of `solved` names its table by digest: a table shipped since is no "already measured"
     import experiments.seats as seats
+    from strategies.solved import shipped_tables
 
     argv = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(argv) == 0
     rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
-    (tf,) = [t for t in __import__("strategies.solved", fromlist=["x"]).shipped_tables("russian") if t.n_players == 3]
+    (tf,) = [t for t in shipped_tables("russian") if t.n_players == 3]
     assert rows[0]["table"] == seats.table_digest(tf.path) and "table" not in rows[1]  # the built-in has none
     rows[0]["table"] = "0123456789abcdef"  # as if it measured a table shipped before this one
     rows[0]["sum"] = dict(rows[0]["sum"], gain=0.5)  # a figure the new row cannot repeat
