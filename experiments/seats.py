@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -77,13 +78,22 @@ def plans(games=None, deals=None, eval_deals=None, seed=None, abstraction=None, 
     return out
 
 
+_DIGESTS: dict = {}
+
+
 def table_digest(path) -> str:
     """A shipped table's identity in a row of ``solved``: the digest of its arrays and header, its
     metadata aside (``experiments.benchkit``'s), so annotating a table keeps its rows while shipping
-    another makes them another table's."""
+    another makes them another table's. Kept per file version (path, mtime, size), as
+    ``strategies.solved`` keeps the loaded tables: a run asks for it when planning and again when
+    writing seats.md."""
     from experiments import benchkit
 
-    return benchkit.table_digest(Path(path)).hex()[:16]
+    st = os.stat(path)
+    key = (os.fspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = benchkit.table_digest(Path(path)).hex()[:16]
+    return _DIGESTS[key]
 
 
 def current(rows: list[dict], digests: dict | None = None) -> list[dict]:
@@ -310,11 +320,11 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
     return lines
 
 
-def render(rows: list[dict], judge_of: dict[str, dict] | None = None, digests: dict | None = None) -> str:
+def render(rows: list[dict], judge_of: dict[str, dict] | None = None) -> str:
     """seats.md: a summary line per game and budget (:func:`summary`), then per game and budget
     `solved`'s row and the built-in's at every seat, in the order of sizes.USUAL (a game's coarse BR
     first, then the finer ones). Only the rows of the tables shipped now (:func:`current`)."""
-    shown = current(rows, digests)
+    shown = current(rows)
     earlier = len(rows) - len(shown)
     rows = shown
     sections = _sections(rows)
