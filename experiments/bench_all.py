@@ -10,7 +10,7 @@ process, in turn (never two at once: they time the same cores; run them on a
 quiet machine, since the header's load average is the only sign of other work). Its output
 goes to the screen as it runs and, when it ends well, to
 ``results/bench/NAME.txt`` under a header: the command, the date, the commit
-and a fingerprint of the source files it measures. ``tests/test_bench_files.py``
+and a fingerprint of the source files it measures and of its own script. ``tests/test_bench_files.py``
 compares that fingerprint with today's sources. A benchmark that fails leaves
 its old file as it was.
 """
@@ -37,7 +37,7 @@ def commit_of(bench: Benchmark) -> tuple[str, str]:
     head = _git("rev-parse", "HEAD")
     if head.returncode != 0:
         return "unknown (not a git checkout)", ""
-    dirty = _git("status", "--porcelain", "--", *bench.measures).stdout.strip()
+    dirty = _git("status", "--porcelain", "--", *bench.sources).stdout.strip()
     return head.stdout.strip(), (" (with uncommitted changes)" if dirty else " (as committed)")
 
 
@@ -51,10 +51,10 @@ def status(bench: Benchmark) -> str:
     except ValueError as e:
         return f"stale: {e}"
     try:
-        now = fingerprint(bench.measures)
+        now = fingerprint(bench.sources)
     except FileNotFoundError as e:
         return f"stale: {e}"
-    if made["fingerprint"] != now or made["measures"] != tuple(sorted(bench.measures)):
+    if made["fingerprint"] != now or made["measures"] != bench.sources:
         return f"stale: made from other sources (made at commit {made['commit']})"
     if made["command"] != bench.command:
         return f"stale: made by {made['command']!r}, not {bench.command!r}"
@@ -64,7 +64,7 @@ def status(bench: Benchmark) -> str:
 def run(bench: Benchmark) -> bool:
     """Run one benchmark and write its outputs under a header; False (and files untouched) if it fails."""
     commit, note = commit_of(bench)  # before the run: the code that is measured
-    sums = fingerprint(bench.measures)
+    sums = fingerprint(bench.sources)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"== {bench.name}: {bench.command}  (about {bench.minutes:g} min)", flush=True)
     load = os.getloadavg()[0]
@@ -82,7 +82,7 @@ def run(bench: Benchmark) -> bool:
         print(f"== {bench.name}: FAILED (exit code {rc}) after {minutes:.1f} min; {bench.txt} left as it was",
               flush=True)
         return False
-    if sums != fingerprint(bench.measures):
+    if sums != fingerprint(bench.sources):
         print(f"== {bench.name}: its measured sources changed during the run; {bench.txt} left as it was "
               f"(run it again)", flush=True)
         return False
@@ -106,7 +106,7 @@ def _stamp_json(path, bench: Benchmark, commit: str, sums: str, when: str) -> No
     data = json.loads(path.read_text(encoding="utf-8"))
     data.pop("made_by", None)
     made_by = {"command": bench.command, "regenerate": f"python -m experiments.bench_all {bench.name}",
-               "when": when, "commit": commit, "measured_sources": sorted(bench.measures),
+               "when": when, "commit": commit, "measured_sources": list(bench.sources),
                "fingerprint": sums}
     write_json(path, {"made_by": made_by, **data})
 
@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     if args.list:
         for b in chosen:
             print(f"{b.name:<10} about {b.minutes:>4g} min  {status(b)}\n           {b.command}\n"
-                  f"           measures {' '.join(b.measures)}")
+                  f"           measures {' '.join(b.sources)}")
         return 0
     if args.stale:
         chosen = [b for b in chosen if status(b) != "current"]

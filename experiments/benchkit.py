@@ -10,7 +10,8 @@ only the bookkeeping around it, so every benchmark reports the same way.
 Every committed output is made by ``python -m experiments.bench_all [NAME...]``
 (:mod:`experiments.bench_all`), which writes a header naming the command, the
 commit and a fingerprint of the source files the benchmark measures
-(:data:`BENCHMARKS`); ``tests/test_bench_files.py`` fails when a file's
+(:data:`BENCHMARKS`) and of its own script (``Benchmark.sources``);
+``tests/test_bench_files.py`` fails when a file's
 fingerprint is not that of today's sources, so no figure outlives its code.
 """
 from __future__ import annotations
@@ -66,6 +67,19 @@ class Benchmark:
     @property
     def command(self) -> str:
         return " ".join(["python -m", self.module, *self.args])
+
+    @property
+    def script(self) -> str:
+        """The benchmark's own module file (repository path): what it runs and how it prints."""
+        return self.module.replace(".", "/") + ".py"
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """What its output's fingerprint covers: ``measures`` and the script itself, sorted, so that an
+        edit to the script's sizes, peers or printing also makes the committed output stale. The
+        helpers the scripts share (this module) are not among them: their registry would make every
+        output stale with each new benchmark."""
+        return tuple(sorted({*self.measures, self.script}))
 
 
 # The variant benchmarks time whole simulate() runs; what runs per deal is the
@@ -154,7 +168,7 @@ def header(bench: Benchmark, commit: str, sources: str, when: str, machine: str 
     return "\n".join([
         f"{HEADER_MARK} '{bench.name}': {bench.command}",
         f"# made {when} at commit {commit}",
-        f"# measured sources {fingerprint(bench.measures)}{sources}: {' '.join(sorted(bench.measures))}",
+        f"# measured sources {fingerprint(bench.sources)}{sources}: {' '.join(bench.sources)}",
         f"# regenerate: python -m experiments.bench_all {bench.name}   (all of them: python -m experiments.bench_all)",
         *([f"# {machine}"] if machine else []),
     ]) + "\n"

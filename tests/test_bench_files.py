@@ -2,7 +2,8 @@
 
 Each output opens with a header written by ``python -m experiments.bench_all``:
 the command, the commit and a fingerprint of the source files the benchmark
-measures (experiments/benchkit.py's BENCHMARKS). A file whose fingerprint is
+measures (experiments/benchkit.py's BENCHMARKS) and of the benchmark's own
+script. A file whose fingerprint is
 not that of today's sources is older than the code it measures: the test
 fails and names the command that regenerates it. (results/bench/evaluator.txt
 showed checked input at 146 M/s long after the fused check made it 0.96x the
@@ -69,7 +70,11 @@ def test_the_check_fails_when_a_measured_source_changes(tmp_path, monkeypatch):
     src = tmp_path / "simcore" / "fast.py"
     src.write_text("def f():\n    return 1\n")
     bench = Benchmark("toy", "experiments.bench_toy", ("simcore/fast.py",), 0.1)
-    before = fingerprint(bench.measures, tmp_path)
+    (tmp_path / "experiments").mkdir()
+    script = tmp_path / bench.script
+    script.write_text("print('figures')\n")
+    assert bench.sources == ("experiments/bench_toy.py", "simcore/fast.py")
+    before = fingerprint(bench.sources, tmp_path)
     monkeypatch.setattr("experiments.benchkit.ROOT", tmp_path)
     monkeypatch.setattr(bench_all, "ROOT", tmp_path)
     (tmp_path / "results" / "bench").mkdir(parents=True)
@@ -78,13 +83,19 @@ def test_the_check_fails_when_a_measured_source_changes(tmp_path, monkeypatch):
     assert read_header(txt.read_text())["fingerprint"] == before
     assert bench_all.status(bench) == "current"
     src.write_text("def f():\n    return 2\n")
-    assert fingerprint(bench.measures, tmp_path) != before
+    assert fingerprint(bench.sources, tmp_path) != before
     assert bench_all.status(bench).startswith("stale: made from other sources (made at commit 0000")
+    src.write_text("def f():\n    return 1\n")
+    assert bench_all.status(bench) == "current"
+    script.write_text("print('other figures')\n")  # the script's own sizes or printing: stale too
+    assert bench_all.status(bench).startswith("stale: made from other sources")
+    script.write_text("print('figures')\n")
+    assert bench_all.status(bench) == "current"
     txt.write_text("figures, no header\n")
     assert bench_all.status(bench).startswith("stale: no benchmark header")
     src.unlink()
     with pytest.raises(FileNotFoundError, match="'simcore/fast.py' does not exist"):
-        fingerprint(bench.measures, tmp_path)
+        fingerprint(bench.sources, tmp_path)
 
 
 def test_a_table_files_metadata_leaves_its_fingerprint_as_it_is(tmp_path):
@@ -114,6 +125,8 @@ def test_bench_all_writes_the_header_and_keeps_the_old_file_when_a_benchmark_fai
     (tmp_path / "simcore").mkdir()
     (tmp_path / "simcore" / "fast.py").write_text("x = 1\n")
     (tmp_path / "results" / "bench").mkdir(parents=True)
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "bench_all.py").write_bytes((ROOT / "experiments" / "bench_all.py").read_bytes())
     monkeypatch.setattr("experiments.benchkit.ROOT", tmp_path)
     monkeypatch.setattr(bench_all, "ROOT", tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -121,8 +134,9 @@ def test_bench_all_writes_the_header_and_keeps_the_old_file_when_a_benchmark_fai
     assert bench_all.run(toy)
     text = (tmp_path / toy.txt).read_text()
     made = read_header(text)
-    assert made["command"] == "python -m experiments.bench_all --list" and made["measures"] == ("simcore/fast.py",)
-    assert made["fingerprint"] == fingerprint(toy.measures) and "evaluator" in text.split("\n\n", 1)[1]
+    assert made["command"] == "python -m experiments.bench_all --list" and made["measures"] == ("experiments/bench_all.py",
+                                                                                       "simcore/fast.py")
+    assert made["fingerprint"] == fingerprint(toy.sources) and "evaluator" in text.split("\n\n", 1)[1]
     assert "1-minute load average" in text.split("\n\n", 1)[0]
     assert bench_all.status(toy) == "current"
     broken = Benchmark("toy", "experiments.bench_all", ("simcore/fast.py",), 0.1, args=("--no-such-flag",))
