@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     if args.list:
         for b in chosen:
             print(f"{b.name:<10} about {b.minutes:>4g} min  {status(b)}\n           {b.command}\n"
-                  f"           measures {' '.join(b.sources)}")
+                  f"           fingerprints {' '.join(b.sources)}")
         return 0
     if args.stale:
         chosen = [b for b in chosen if status(b) != "current"]
