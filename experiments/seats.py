@@ -96,15 +96,14 @@ def table_digest(path) -> str:
     return _DIGESTS[key]
 
 
-def current(rows: list[dict], digests: dict | None = None) -> list[dict]:
+def current(rows: list[dict]) -> list[dict]:
     """The rows that measure what is shipped now: every built-in's, and each `solved` row whose
-    ``table`` digest is the shipped table's of its game and size (``digests``: GAME:P to digest,
-    default the shipped tables'). A row of a table shipped before stays in seats.json, apart; a row
-    without a digest (none in results/solve/seats.json) is taken as current."""
-    if digests is None:
-        from strategies.solved import shipped_tables
+    ``table`` digest is the shipped table's of its game and size. A row of a table shipped before
+    stays in seats.json, apart; a row without a digest (none in results/solve/seats.json) is taken
+    as current."""
+    from strategies.solved import shipped_tables
 
-        digests = {f"{tf.game}:{tf.n_players}": table_digest(tf.path) for tf in shipped_tables()}
+    digests = {f"{tf.game}:{tf.n_players}": table_digest(tf.path) for tf in shipped_tables()}
     return [r for r in rows if r["field"] != "solved" or "table" not in r
             or digests.get(f"{r['game']}:{r['players']}") == r["table"]]
 

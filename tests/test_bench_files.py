@@ -61,7 +61,7 @@ def test_every_file_in_results_bench_belongs_to_a_benchmark():
 def test_every_benchmark_measures_existing_sources_and_is_a_module():
     for b in BENCHMARKS.values():
         assert b.measures and all((ROOT / p).is_file() for p in b.measures), b.name
-        assert (ROOT / (b.module.replace(".", "/") + ".py")).is_file(), b.module
+        assert (ROOT / b.script).is_file(), b.module
 
 
 def test_the_check_fails_when_a_measured_source_changes(tmp_path, monkeypatch):
