@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -84,13 +83,13 @@ _DIGESTS: dict = {}
 def table_digest(path) -> str:
     """A shipped table's identity in a row of ``solved``: the digest of its arrays and header, its
     metadata aside (``experiments.benchkit``'s), so annotating a table keeps its rows while shipping
-    another makes them another table's. Kept per file version (path, mtime, size), as
+    another makes them another table's. Kept per ``strategies.table.file_version``, as
     ``strategies.solved`` keeps the loaded tables: a run asks for it when planning and again when
     writing seats.md."""
     from experiments import benchkit
+    from strategies.table import file_version
 
-    st = os.stat(path)
-    key = (os.fspath(path), st.st_mtime_ns, st.st_size)
+    key = file_version(path)
     if key not in _DIGESTS:
         _DIGESTS[key] = benchkit.table_digest(Path(path)).hex()[:16]
     return _DIGESTS[key]

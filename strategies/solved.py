@@ -29,10 +29,9 @@ def _files() -> list[str]:
 
 
 def _load(path):
-    from .table import load_table
+    from .table import file_version, load_table
 
-    st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size)
+    key = file_version(path)
     tf = _LOADED.get(key)
     if tf is None:
         tf = _LOADED[key] = load_table(path)
@@ -50,8 +49,9 @@ def _game(path) -> str | None:
 
     import numpy as np
 
-    st = os.stat(path)
-    key = (path, st.st_mtime_ns, st.st_size)
+    from .table import file_version
+
+    key = file_version(path)
     if key not in _GAMES:
         try:
             with np.load(path, allow_pickle=False) as z:

@@ -485,7 +485,16 @@ def _rebuild(path, header, arrays, module, name, opts, decision, fallback_spec, 
 
 # -- the spec ``table:FILE`` -------------------------------------------------------------
 
-_ALIVE = weakref.WeakValueDictionary()  # (path, mtime, size) -> TableFile: every file still in use
+def file_version(path) -> tuple[str, int, int]:
+    """``(absolute path, mtime_ns, size)``: one version of one file on disk, the key under which
+    loaded tables (here and in ``strategies.solved``) and their digests (``experiments.seats``) are
+    kept, so a file rewritten in place is read again. Raises OSError if ``path`` cannot be stat'ed."""
+    full = os.path.abspath(os.fspath(path))
+    st = os.stat(full)
+    return full, st.st_mtime_ns, st.st_size
+
+
+_ALIVE = weakref.WeakValueDictionary()  # file_version -> TableFile: every file still in use
 _FILES = OrderedDict()  # the few used last, held even when no policy plays them
 _KEEP_FILES = 4
 
@@ -499,12 +508,10 @@ def _load_cached(path):
     so the seats of a field share answers; a file read again would double the memory of each
     seat's chain and lose that sharing (a 5-file chain over 6 seats: 7x the time, 7x the memory).
     """
-    full = os.path.abspath(os.fspath(path))
     try:
-        st = os.stat(full)
+        key = file_version(path)
     except OSError:
         raise ValueError(f"table file {os.fspath(path)!r} does not exist") from None
-    key = (full, st.st_mtime_ns, st.st_size)
     tf = _ALIVE.get(key)
     if tf is None:
         tf = _ALIVE[key] = load_table(path)

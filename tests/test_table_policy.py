@@ -179,6 +179,26 @@ def test_pure_trait(tmp):
     assert resolve("estonian", "pass", f"table:{p}")[1] is not fn
 
 
+def test_file_version_names_one_version_of_one_file(tmp, monkeypatch):
+    # The key loaded tables and their digests are kept under (strategies.table, strategies.solved,
+    # experiments.seats): the same file by a relative or an absolute path is one key; the file
+    # rewritten (another size, or only another mtime) is another; a missing file is an OSError.
+    from strategies.table import file_version
+
+    p = tmp / "v.npz"
+    p.write_bytes(b"one")
+    monkeypatch.chdir(tmp)
+    first = file_version("v.npz")
+    assert first == file_version(p) == (os.fspath(p.resolve()), p.stat().st_mtime_ns, 3)
+    p.write_bytes(b"three")
+    assert file_version(p)[2] == 5 and file_version(p) != first
+    before = file_version(p)
+    os.utime(p, ns=(1, 1))
+    assert file_version(p) != before
+    with pytest.raises(OSError):
+        file_version(tmp / "missing.npz")
+
+
 def test_a_chain_longer_than_the_cache_is_read_once_and_shared_by_every_seat(tmp, monkeypatch):
     # Six files, each falling back to the next (more than the few the cache keeps): resolving
     # both decisions for every seat reads each file once, and every seat plays one object per
