@@ -298,6 +298,8 @@ def _sections(rows: list[dict]) -> list[tuple[tuple, dict, dict]]:
 def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[str]:
     """seats.md's first table: a line per game and budget, the two sums and their ratio beside what
     part of the judge's BR the budget is and the seat-0 verdict (``judge_of``: :func:`judges`)."""
+    from strategies.solved import ratio_text
+
     judge_of = judge_of or {}
 
     def minutes(r):  # a resumed run's: its parts' (a killed part's is not counted)
@@ -310,8 +312,8 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
              "|---|---|---|---|---|---|---|---|---|---|"]
     for (game, P, abstraction, deals, *_), t, b in _sections(rows):
         q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
-        ours = f"{q[0]:.2f} ({q[1]:.2f})" if q else "not resolved"
-        verdict = f"{j['ratio']:.2f} ({j['ratio_upper']:.2f})" if j else "-"
+        ours = f"{ratio_text(q[0])} ({ratio_text(q[1])})" if q else "not resolved"
+        verdict = f"{ratio_text(j['ratio'])} ({ratio_text(j['ratio_upper'])})" if j else "-"
         lines.append(f"| {game} {P} | {abstraction} | {t.get('passes') or '-'} | {deals:,} "
                      f"| {share(deals, abstraction, j)} | {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} "
                      f"| `{b['field']}` {_fig(b['sum'])} | {ours} | {verdict} |")

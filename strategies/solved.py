@@ -145,6 +145,13 @@ def exploitability(tf) -> dict | None:
             "beaten_by": list(m.get("beaten_by") or ())}
 
 
+def ratio_text(x: float) -> str:
+    """A ratio to the built-in's gain, to 2 places; to 3 where 2 would round one over a quarter down
+    to 0.25 (0.2507 is "0.251"), so a verdict that misses the quarter never shows 0.25."""
+    two = f"{x:.2f}"
+    return f"{x:.3f}" if two == "0.25" and x > 0.25 else two
+
+
 def exploitability_lines(tf) -> list[str]:
     """:func:`exploitability` as aligned lines for ``pvsim strategies`` (:func:`format_exploitability`)."""
     return format_exploitability(exploitability(tf))
@@ -180,9 +187,9 @@ def format_exploitability(e: dict | None) -> list[str]:
     if v is not None and v["quarter_met"] is not None:
         t, b = rows[v["table_row"]]["br"], rows[v["builtin_row"]]["br"]
         by = t if v["table_row"] == v["builtin_row"] else f"{t}; the built-in's {b}"
-        lines.append(f"by each one's strongest BR ({by}): {v['ratio']:.2f} of the built-in's gain, upper end "
-                     f"{v['ratio_upper']:.2f}: " + ("at most a quarter, the target met" if v["quarter_met"]
-                                                   else "a quarter not shown"))
+        lines.append(f"by each one's strongest BR ({by}): {ratio_text(v['ratio'])} of the built-in's gain, upper end "
+                     f"{ratio_text(v['ratio_upper'])}: " + ("at most a quarter, the target met" if v["quarter_met"]
+                                                            else "a quarter not shown"))
     elif v is not None:
         lines.append("no BR finds anything sure in the built-in: the quarter target is not resolvable")
     lines.append(f"(the first row: {e['first_row']})")

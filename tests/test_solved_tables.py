@@ -128,10 +128,21 @@ def test_strategies_judges_each_table_by_its_strongest_best_response():
     # the table's strongest BR fails the quarter against the built-ins' strongest: not shown
     lines = exploitability_lines(_meta([_finer("fine", 1 << 26, 0.0003, 0.0002, 0.0004, 0.0010, 0.0008, 0.0012)]))
     assert any("0.30 of the built-in's gain" in ln and "a quarter not shown" in ln for ln in lines)
+    # an upper end just over a quarter is shown to 3 places, never as 0.25 beside "not shown"
+    # (Russian 3 under its 2M judge: 0.00252 over 0.01005 is 0.2511)
+    lines = exploitability_lines(_meta([_finer("fine", 1 << 21, 0.0020, 0.0015, 0.00252, 0.01005, 0.0091, 0.0110)]))
+    assert any("upper end 0.251: a quarter not shown" in ln for ln in lines)
     # a built-in no BR resolves: no ratio, and no verdict
     lines = exploitability_lines(_meta([], gain=-0.0003, ci=(-0.0004, -0.0002), builtin=(0.0001, 0.0001)))
     assert lines[2].endswith("]")  # the built-in's interval, then no ratio
     assert "the quarter target is not resolvable" in lines[3]
+
+
+def test_ratio_text_never_rounds_a_missed_quarter_to_it():
+    from strategies.solved import ratio_text
+
+    assert [ratio_text(x) for x in (0.19, 0.2449, 0.25, 0.2507, 0.2549, 0.2551)] == [
+        "0.19", "0.24", "0.25", "0.251", "0.255", "0.26"]
 
 
 @pytest.mark.parametrize("name", FILES)
