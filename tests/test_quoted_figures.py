@@ -155,10 +155,14 @@ def builtin_text(row: dict) -> str:
 
 
 def seed_ratio(row: dict) -> str:
-    return f"{row['gain'] / row['builtin_gain']:.2f} ({row['ci_high'] / row['builtin_gain']:.2f})"
+    from strategies.solved import ratio_text
+
+    return f"{ratio_text(row['gain'] / row['builtin_gain'])} ({ratio_text(row['ci_high'] / row['builtin_gain'])})"
 
 
 def test_the_readme_verdicts_are_the_tables_metadata(verdicts, judged):
+    from strategies.solved import ratio_text
+
     rows = rows_of((ROOT / "README.md").read_text(), "| game | judge: buckets, fitting deals a stage |")
     assert sorted(row[0] for row in rows) == sorted(GAMES)
     for name, judge, table_gain, builtin_gain, shown_ratio, verdict, _minutes in rows:
@@ -169,7 +173,7 @@ def test_the_readme_verdicts_are_the_tables_metadata(verdicts, judged):
         assert builtin_gain == builtin_text(first), name
         assert shown_ratio == seed_ratio(first), name
         v = e["verdict"]  # bold where the quarter is met; else the text says it is not
-        r, upper = f"{v['ratio']:.2f}", f"{v['ratio_upper']:.2f}"
+        r, upper = ratio_text(v["ratio"]), ratio_text(v["ratio_upper"])  # 0.251, not 0.25, where over
         assert verdict == (f"**{r}** ({upper})" if v["quarter_met"] else f"{r} ({upper}), not a quarter"), name
 
 
