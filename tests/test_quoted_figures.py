@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from strategies.solved import ratio_text
+
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = {"Estonian, 6": ("estonian", 6), "Slovak, 6": ("slovak", 6), "Tapiola (pot), 6": ("tapiola", 6),
          "Sviten, 6": ("sviten", 6), "Russian, 4": ("russian", 4), "Russian, 3": ("russian", 3)}
@@ -33,7 +35,7 @@ def ci(total: dict) -> str:
 
 def ratio(table: dict, builtin: dict) -> str:
     """The sum over sum and its upper end, as ``seats.md`` computes them."""
-    return f"{table['gain'] / builtin['gain']:.2f} ({table['ci_high'] / builtin['gain']:.2f})"
+    return f"{ratio_text(table['gain'] / builtin['gain'])} ({ratio_text(table['ci_high'] / builtin['gain'])})"
 
 
 def rows_of(text: str, header: str) -> list[list[str]]:
@@ -155,14 +157,10 @@ def builtin_text(row: dict) -> str:
 
 
 def seed_ratio(row: dict) -> str:
-    from strategies.solved import ratio_text
-
     return f"{ratio_text(row['gain'] / row['builtin_gain'])} ({ratio_text(row['ci_high'] / row['builtin_gain'])})"
 
 
 def test_the_readme_verdicts_are_the_tables_metadata(verdicts, judged):
-    from strategies.solved import ratio_text
-
     rows = rows_of((ROOT / "README.md").read_text(), "| game | judge: buckets, fitting deals a stage |")
     assert sorted(row[0] for row in rows) == sorted(GAMES)
     for name, judge, table_gain, builtin_gain, shown_ratio, verdict, _minutes in rows:
