@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from strategies.solved import TABLES_DIR, shipped_tables
+from strategies.solved import TABLES_DIR, ratio_text, shipped_tables
 
 # The games and sizes issue 21 asks a table for; each of these files is shipped.
 SHIPPED = {"estonian-6p.npz": ("estonian", 6), "slovak-6p.npz": ("slovak", 6), "tapiola-6p.npz": ("tapiola", 6),
@@ -139,8 +139,6 @@ def test_strategies_judges_each_table_by_its_strongest_best_response():
 
 
 def test_ratio_text_never_rounds_a_missed_quarter_to_it():
-    from strategies.solved import ratio_text
-
     assert [ratio_text(x) for x in (0.19, 0.2449, 0.25, 0.2507, 0.2549, 0.2551)] == [
         "0.19", "0.24", "0.25", "0.251", "0.255", "0.26"]
 
