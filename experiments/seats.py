@@ -302,6 +302,9 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
 
     judge_of = judge_of or {}
 
+    def pair(r, upper):  # "0.20 (0.251)": a ratio and its upper end
+        return f"{ratio_text(r)} ({ratio_text(upper)})"
+
     def minutes(r):  # a resumed run's: its parts' (a killed part's is not counted)
         if r.get("wall_s") is None:
             return "-"
@@ -312,8 +315,8 @@ def summary(rows: list[dict], judge_of: dict[str, dict] | None = None) -> list[s
              "|---|---|---|---|---|---|---|---|---|---|"]
     for (game, P, abstraction, deals, *_), t, b in _sections(rows):
         q, j = ratio(t, b), judge_of.get(f"{game}:{P}")
-        ours = f"{ratio_text(q[0])} ({ratio_text(q[1])})" if q else "not resolved"
-        verdict = f"{ratio_text(j['ratio'])} ({ratio_text(j['ratio_upper'])})" if j else "-"
+        ours = pair(*q) if q else "not resolved"
+        verdict = pair(j["ratio"], j["ratio_upper"]) if j else "-"
         lines.append(f"| {game} {P} | {abstraction} | {t.get('passes') or '-'} | {deals:,} "
                      f"| {share(deals, abstraction, j)} | {minutes(t)} + {minutes(b)} | {_fig(t['sum'])} "
                      f"| `{b['field']}` {_fig(b['sum'])} | {ours} | {verdict} |")
