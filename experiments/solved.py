@@ -922,6 +922,24 @@ def resolve(entry: dict, out_dir: Path, workers=None, executor=None, settings=No
             **compare_tables(entry, f"{stem}.npz")}
 
 
+def resolve_candidate(game: str, players: int, candidate: str, chain: str, out_dir: Path, workers=2,
+                      executor="threads") -> dict:
+    """Re-solve a candidate table (one not shipped yet) whole from its chain record, every stage on
+    ``workers``, and compare the new table with the candidate's file (:func:`resolve`'s comparison).
+    Writes and returns ``<out_dir>/resolve_report.json``, with the load averages around the run: a
+    candidate's whole solve time, timed before it ships."""
+    entry = next((e for e in shipped([game]) if e["players"] == players), None)
+    if entry is None:
+        raise ValueError(f"no shipped {game} table at {players} players to take the options of")
+    out_dir, start = Path(out_dir), os.getloadavg()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    r = resolve(dict(entry, path=candidate, spec=f"table:{candidate}"), out_dir, workers=workers,
+                executor=executor, bench=chain)
+    report = {**r, "compared_with": candidate, "loadavg_start": start, "loadavg_end": os.getloadavg()}
+    write_json(out_dir / "resolve_report.json", report)
+    return report
+
+
 def compare_tables(entry: dict, path: str, n_deals: int = 1 << 16, seed: int = 5) -> dict:
     """How a table file differs from the entry's (shipped) table: per decision, the rows with an
     entry in both (and whether they are equal), the rows with an entry in one only (and whether

@@ -206,3 +206,21 @@ def test_one_shipped_table_is_re_solved_and_merged_alone(tmp_path, monkeypatch):
     assert [(x["game"], x["players"], x["v"]) for x in rows] == [("slovak", 6, "new"), ("russian", 4, "old")]
     with pytest.raises(ValueError, match="no shipped slovak table at 5 players"):
         solved.resolve_shipped("slovak", 5, out_dir=tmp_path)
+
+
+def test_a_candidate_is_re_solved_from_its_chain_and_compared_with_its_own_file(tmp_path, monkeypatch):
+    """resolve_candidate: the shipped entry's options with the candidate as its table, the chain given
+    as the record, and a report beside the new table; a size with no shipped table is refused by name."""
+    seen = []
+
+    def fake(entry, out_dir, workers=None, executor=None, bench=None):
+        seen.append((entry["path"], entry["spec"], bench, workers, executor))
+        return {"game": entry["game"], "players": entry["players"], "identical_to_shipped": {"pass": True}}
+
+    monkeypatch.setattr(solved, "resolve", fake)
+    r = solved.resolve_candidate("estonian", 6, "c/estonian_6.npz", "c/chain.json", tmp_path / "again")
+    assert seen == [("c/estonian_6.npz", "table:c/estonian_6.npz", "c/chain.json", 2, "threads")]
+    assert r["compared_with"] == "c/estonian_6.npz" and len(r["loadavg_start"]) == 3
+    assert json.loads((tmp_path / "again" / "resolve_report.json").read_text()) == json.loads(json.dumps(r))
+    with pytest.raises(ValueError, match="no shipped estonian table at 5 players"):
+        solved.resolve_candidate("estonian", 5, "c/estonian_5.npz", "c/chain.json", tmp_path / "no")
