@@ -129,6 +129,17 @@ def shipped(games=None) -> list[dict]:
     return out
 
 
+def shipped_entry(game: str, players: int) -> dict:
+    """The shipped table's entry (:func:`shipped`) for ``game`` at ``players``; a size with none is a
+    ValueError that names it and the sizes shipped."""
+    tables = shipped([game])
+    entry = next((e for e in tables if e["players"] == players), None)
+    if entry is None:
+        sizes_shipped = sorted(e["players"] for e in tables)
+        raise ValueError(f"no shipped {game} table at {players} players (shipped: {sizes_shipped or 'none'})")
+    return entry
+
+
 def table_entry(game: str, path: str) -> dict:
     """An entry like :func:`shipped`'s for a table file that is not shipped (played as ``table:PATH``)."""
     from strategies.table import load_table
@@ -928,9 +939,7 @@ def resolve_candidate(game: str, players: int, candidate: str, chain: str, out_d
     ``workers``, and compare the new table with the candidate's file (:func:`resolve`'s comparison).
     Writes and returns ``<out_dir>/resolve_report.json``, with the load averages around the run: a
     candidate's whole solve time, timed before it ships."""
-    entry = next((e for e in shipped([game]) if e["players"] == players), None)
-    if entry is None:
-        raise ValueError(f"no shipped {game} table at {players} players to take the options of")
+    entry = shipped_entry(game, players)  # the game's options; the candidate replaces its table
     out_dir, start = Path(out_dir), os.getloadavg()
     out_dir.mkdir(parents=True, exist_ok=True)
     r = resolve(dict(entry, path=candidate, spec=f"table:{candidate}"), out_dir, workers=workers,
@@ -1155,11 +1164,7 @@ def _merge_resolved(path: Path, new: list, done: set, partial: bool) -> list:
 def resolve_shipped(game: str, players: int, workers=None, executor=None, out_dir: Path | None = None) -> dict:
     """What ``--full`` does for one shipped table alone: re-solve it whole from its record
     (:func:`resolve`) and merge its row into ``resolved.json``, the other tables' rows kept."""
-    tables = shipped([game])
-    entry = next((e for e in tables if e["players"] == players), None)
-    if entry is None:
-        sizes_shipped = sorted(e["players"] for e in tables)
-        raise ValueError(f"no shipped {game} table at {players} players (shipped: {sizes_shipped or 'none'})")
+    entry = shipped_entry(game, players)
     out_dir = Path(out_dir) if out_dir is not None else ROOT / "results" / "solve" / "resolved"
     r = resolve(entry, out_dir, workers=workers, executor=executor)
     r["loadavg_end"] = os.getloadavg()
