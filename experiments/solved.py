@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -1171,6 +1172,48 @@ def resolve_shipped(game: str, players: int, workers=None, executor=None, out_di
     path = out_dir / "resolved.json"
     write_json(path, _merge_resolved(path, [r], {(game, players)}, partial=True))
     return r
+
+
+def adopt_resolved(game: str, players: int, src: Path, out_dir: Path | None = None) -> dict:
+    """Make a candidate's re-solve (``src``, as :func:`resolve_candidate` wrote it) the shipped table's
+    re-solve once the candidate ships: its stage files (``<game>_<P>*.npz``, their JSON logs and
+    charts) copied into ``out_dir`` (``results/solve/resolved/``) with the paths in their headers
+    and logs rewritten to the new place, every array checked equal to the original's, and its report
+    compared with the shipped table again and merged into ``resolved.json`` (the other rows kept).
+    ``src`` is left as it was. Refuses a re-solve of another game or size."""
+    from strategies.table import load_table
+
+    src = Path(src)
+    out_dir = Path(out_dir) if out_dir is not None else ROOT / "results" / "solve" / "resolved"
+    report = json.loads((src / "resolve_report.json").read_text())
+    if (report["game"], report["players"]) != (game, players):
+        raise ValueError(f"{src}/resolve_report.json re-solved {report['game']} at {report['players']} players, "
+                         f"not {game} at {players}")
+    old, new = _rel(src) + "/", _rel(out_dir) + "/"
+
+    def moved(x):
+        return None if x is None else json.loads(json.dumps(x).replace(old, new))
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for npz in sorted(src.glob(f"{game}_{players}*.npz")):
+        t = load_table(npz)
+        t.save(out_dir / npz.name, meta=moved(t.meta), fallback=moved(t.header.get("fallback")))
+        copy = load_table(out_dir / npz.name)
+        if not all(np.array_equal(copy.arrays[d], t.arrays[d]) for d in t.decisions):
+            raise RuntimeError(f"{out_dir / npz.name}: the copy's arrays differ from {npz}'s")
+        for ext in (".json", ".png"):
+            f = npz.with_suffix(ext)
+            if ext == ".json" and f.exists():
+                (out_dir / f.name).write_text(f.read_text().replace(old, new))
+            elif f.exists():
+                shutil.copyfile(f, out_dir / f.name)
+    dropped = ("identical_to_shipped", "rows", "same_play", "compared_with", "loadavg_start")
+    row = {k: v for k, v in moved(report).items() if k not in dropped}
+    entry, which = _same_stage(shipped_entry(game, players), str(out_dir / f"{game}_{players}.npz"))
+    row = {**row, "compared_with": which, **compare_tables(entry, str(out_dir / f"{game}_{players}.npz"))}
+    path = out_dir / "resolved.json"
+    write_json(path, _merge_resolved(path, [row], {(game, players)}, partial=True))
+    return row
 
 
 def _rel(path) -> str:

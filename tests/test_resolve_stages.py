@@ -224,3 +224,42 @@ def test_a_candidate_is_re_solved_from_its_chain_and_compared_with_its_own_file(
     assert json.loads((tmp_path / "again" / "resolve_report.json").read_text()) == json.loads(json.dumps(r))
     with pytest.raises(ValueError, match="no shipped estonian table at 5 players"):
         solved.resolve_candidate("estonian", 5, "c/estonian_5.npz", "c/chain.json", tmp_path / "no")
+
+
+def test_a_candidates_re_solve_is_adopted_with_its_paths_moved(tmp_path, monkeypatch):
+    """adopt_resolved: the stage files are copied with the paths in their headers rewritten (the last
+    stage then starts from the copied first, not the original), the arrays unchanged, and the row,
+    compared with the shipped table again, replaces the size's own in resolved.json; a re-solve of
+    another size is refused by name."""
+    from simcore.solve import solve
+    from strategies.table import load_table
+
+    src, dst = tmp_path / "candidate_resolved", tmp_path / "resolved"
+    kw = dict(passes=1, executor="threads", workers=1, deals_per_iteration=2048, eval_deals=2048, iterations=1)
+    first = src / "estonian_6_stage1.npz"
+    src.mkdir()
+    solve("estonian", 6, abstraction="coarse", seed=4, out=str(first), **kw)
+    solve("estonian", 6, abstraction="medium", seed=5, init=f"pass=table:{first},discard=table:{first}",
+          out=str(src / "estonian_6.npz"), **kw)
+    (src / "resolve_report.json").write_text(json.dumps(
+        {"game": "estonian", "players": 6, "table": str(src / "estonian_6.npz"), "wall_s": 1.0,
+         "identical_to_shipped": {"pass": False}, "compared_with": "x", "loadavg_start": [0, 0, 0],
+         "loadavg_end": [1, 1, 1]}))
+    (dst / "x").mkdir(parents=True)
+    (dst / "resolved.json").write_text(json.dumps([{"game": "estonian", "players": 6, "v": "old"},
+                                                   {"game": "slovak", "players": 6, "v": "old"}]))
+    monkeypatch.setattr(solved, "shipped_entry",
+                        lambda g, p: solved.table_entry(g, str(src / "estonian_6.npz")))
+    row = solved.adopt_resolved("estonian", 6, src, dst)
+    moved = load_table(dst / "estonian_6.npz")
+    assert str(dst / "estonian_6_stage1.npz") in moved.meta["init"] and str(src) not in json.dumps(moved.header)
+    orig = load_table(src / "estonian_6.npz")
+    assert all(np.array_equal(moved.arrays[d], orig.arrays[d]) for d in orig.decisions)
+    assert (dst / "estonian_6_stage1.json").exists() and (dst / "estonian_6.png").exists()
+    assert row["table"] == str(dst / "estonian_6.npz") and "loadavg_start" not in row
+    assert row["compared_with"] == "shipped" and all(row["identical_to_shipped"].values())
+    assert row["same_play"]["same"]
+    rows = json.loads((dst / "resolved.json").read_text())
+    assert [(r["game"], r.get("v")) for r in rows] == [("estonian", None), ("slovak", "old")]
+    with pytest.raises(ValueError, match="re-solved estonian at 6 players, not estonian at 4"):
+        solved.adopt_resolved("estonian", 4, src, dst)
