@@ -987,15 +987,20 @@ def recheck_resolved(res: Path) -> list[dict]:
     keeping each re-solve's settings and seconds in ``resolved.json``."""
     path = res / "solve" / "resolved" / "resolved.json"
     entries = {(e["game"], e["players"]): e for e in shipped()}
-    out = []
-    for r in json.loads(path.read_text()):
-        r = {k: v for k, v in r.items() if k not in ("identical_to_shipped", "max_abs_difference", "rows",
-                                                     "same_play")}
-        table = res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz"
-        entry, which = _same_stage(entries[(r["game"], r["players"])], str(table))
-        out.append({**r, "compared_with": which, **compare_tables(entry, str(table))})
+    out = [_compared_again(r, entries[(r["game"], r["players"])],
+                           res / "solve" / "resolved" / f"{r['game']}_{r['players']}.npz")
+           for r in json.loads(path.read_text())]
     write_json(path, out)
     return out
+
+
+def _compared_again(row: dict, entry: dict, table: Path) -> dict:
+    """A ``resolved.json`` row with its comparison made anew: the table file at ``table`` against the
+    shipped ``entry`` (or the stage of it over the same buckets, :func:`_same_stage`), in place of
+    whatever comparison the row held (``compared_with`` keeps its place in the row)."""
+    row = {k: v for k, v in row.items() if k not in ("identical_to_shipped", "max_abs_difference", "rows", "same_play")}
+    entry, which = _same_stage(entry, str(table))
+    return {**row, "compared_with": which, **compare_tables(entry, str(table))}
 
 
 def _same_stage(entry: dict, path: str) -> tuple[dict, str]:
@@ -1201,16 +1206,13 @@ def adopt_resolved(game: str, players: int, src: Path, out_dir: Path | None = No
         copy = load_table(out_dir / npz.name)
         if not all(np.array_equal(copy.arrays[d], t.arrays[d]) for d in t.decisions):
             raise RuntimeError(f"{out_dir / npz.name}: the copy's arrays differ from {npz}'s")
-        for ext in (".json", ".png"):
-            f = npz.with_suffix(ext)
-            if ext == ".json" and f.exists():
-                (out_dir / f.name).write_text(f.read_text().replace(old, new))
-            elif f.exists():
-                shutil.copyfile(f, out_dir / f.name)
-    dropped = ("identical_to_shipped", "rows", "same_play", "compared_with", "loadavg_start")
-    row = {k: v for k, v in moved(report).items() if k not in dropped}
-    entry, which = _same_stage(shipped_entry(game, players), str(out_dir / f"{game}_{players}.npz"))
-    row = {**row, "compared_with": which, **compare_tables(entry, str(out_dir / f"{game}_{players}.npz"))}
+        log, chart = npz.with_suffix(".json"), npz.with_suffix(".png")
+        if log.exists():
+            (out_dir / log.name).write_text(log.read_text().replace(old, new))
+        if chart.exists():
+            shutil.copyfile(chart, out_dir / chart.name)
+    row = _compared_again({k: v for k, v in moved(report).items() if k != "loadavg_start"},
+                          shipped_entry(game, players), out_dir / f"{game}_{players}.npz")
     path = out_dir / "resolved.json"
     write_json(path, _merge_resolved(path, [row], {(game, players)}, partial=True))
     return row
