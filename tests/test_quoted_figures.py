@@ -187,6 +187,37 @@ def test_the_solving_docs_verdicts_are_the_tables_metadata(verdicts, judged):
         assert second == seed_ratio(by_seed[7]), name
 
 
+def test_the_solving_docs_quote_every_judge_twice_as_strong():
+    """The table of judges twice as strong (results/solve/judge2x/, seeds 2024 and 7; kept out of the
+    tables' metadata): a row per game measured there, each seed's gains as the rows hold them, and the
+    ratio by the verdict's pairing (the table's largest gain against the built-in's largest)."""
+    from experiments.bench_finer import _best_builtin
+    from strategies.solved import meets_quarter
+
+    found = {}
+    for name, seed in (("finer.json", 2024), ("finer_seed7.json", 7)):
+        for r in json.loads((ROOT / "results" / "solve" / "judge2x" / name).read_text())["rows"]:
+            assert r["seed"] == seed, name
+            found.setdefault((r["game"], r["players"]), []).append(r)
+    rows = rows_of((ROOT / "docs" / "solving.md").read_text(), "| game | judge twice as strong |")
+    assert sorted(GAMES[row[0]] for row in rows) == sorted(k for k, rs in found.items()
+                                                           if any(r["field"] == "solved" for r in rs))
+    for name, judge, table_cell, builtin_cell, shown in rows:
+        game, players = GAMES[name]
+        abstraction, _, deals = judge.partition(", ")
+        mine = [r for r in found[(game, players)] if (r["abstraction"], r["deals"]) == (abstraction, budget(deals))]
+        best = _best_builtin(game, players)
+        table = {r["seed"]: r for r in mine if r["field"] == "solved"}
+        builtin = {r["seed"]: r for r in mine if r["field"] == best}
+        assert set(table) == set(builtin) == {2024, 7}, name
+        assert table_cell == "; ".join(ci(table[s]) for s in (2024, 7)), name
+        assert builtin_cell == f"`{best}` " + "; ".join(ci(builtin[s]) for s in (2024, 7)), name
+        t, b = max(table.values(), key=lambda r: r["gain"]), max(builtin.values(), key=lambda r: r["gain"])
+        r, upper = ratio_text(t["gain"] / b["gain"]), ratio_text(t["ci_high"] / b["gain"])
+        met = meets_quarter(t["ci_high"], b["gain"], b["ci_low"])
+        assert shown == (f"**{r}** ({upper})" if met else f"{r} ({upper}), not a quarter"), name
+
+
 # -- each built-in in a field of solved players: results/solve/solved_field.csv -----------------
 
 def game_of(name: str) -> tuple[str, int]:
