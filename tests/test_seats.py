@@ -1,5 +1,5 @@
 """experiments.seats: every seat's BR to a shipped table and to its built-in, their sum, the
-ratio; a rerun skips what is measured. A tiny budget (Russian at 3 players, 4,096 deals): the
+ratio; a rerun skips what is measured. A tiny budget (Russian at 3 players, 1,024 deals): the
 figures are checked against their own parts, not against values."""
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from strategies.solved import ratio_text
 def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypatch, capsys):
     import experiments.seats as seats
 
-    argv = ["--games", "russian:3", "--deals", "4096", "--eval-deals", "4096", "--workers", "1", "--out", str(tmp_path)]
+    argv = ["--games", "russian:3", "--deals", "1024", "--eval-deals", "1024", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(argv) == 0
     rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
     assert [r["field"] for r in rows] == ["solved", "place=conceal"]  # the table's recorded built-in
     for r in rows:
-        assert [s["seat"] for s in r["seats"]] == [0, 1, 2] and (r["deals"], r["eval_deals"]) == (4096, 4096)
+        assert [s["seat"] for s in r["seats"]] == [0, 1, 2] and (r["deals"], r["eval_deals"]) == (1024, 1024)
         assert r["seed"] == 2024  # the recorded BR's seed
         # the sum is the seats' gains added up (exploit's mean times the seats)
         assert r["sum"]["gain"] == pytest.approx(sum(s["gain"] for s in r["seats"]), abs=1e-12)
@@ -30,8 +30,8 @@ def test_every_seat_is_measured_summed_and_a_rerun_skips_them(tmp_path, monkeypa
     j = seats.judges()["russian:3"]
     assert j["abstraction"] == "fine" and j["ratio"] <= j["ratio_upper"]
     # Russian's BR against a field that reads the cards makes one backward pass (its fit_defaults)
-    assert [r["passes"] for r in rows] == [1, 1] and "4,096 fitting deals a stage x 1 backward pass," in md
-    line = next(x for x in md.splitlines() if x.startswith("| russian 3 | coarse | 1 | 4,096 |"))
+    assert [r["passes"] for r in rows] == [1, 1] and "1,024 fitting deals a stage x 1 backward pass," in md
+    line = next(x for x in md.splitlines() if x.startswith("| russian 3 | coarse | 1 | 1,024 |"))
     assert "| coarse, not the judge's fine |" in line and line.endswith(
         f"| {ratio_text(j['ratio'])} ({ratio_text(j['ratio_upper'])}) |")  # 0.251, not 0.25, where over
     assert md.index("## Summary") < md.index(line) < md.index("## russian, 3 players")
@@ -52,7 +52,7 @@ def test_a_table_shipped_since_is_measured_anew_and_the_old_rows_stay_apart(tmp_
     import experiments.seats as seats
     from strategies.solved import shipped_tables
 
-    argv = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    argv = ["--games", "russian:3", "--deals", "1024", "--eval-deals", "1024", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(argv) == 0
     rows = json.loads((tmp_path / "seats.json").read_text())["rows"]
     (tf,) = [t for t in shipped_tables("russian") if t.n_players == 3]
@@ -94,7 +94,7 @@ def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, 
     import experiments.seats as seats
 
     used = spy_on_exploit(monkeypatch, "abstraction")
-    base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    base = ["--games", "russian:3", "--deals", "1024", "--eval-deals", "1024", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(base + ["--abstraction", "medium"]) == 0
     assert seats.main(base) == 0  # coarse: another budget, so measured, not skipped
     assert used == ["medium", "medium", "coarse", "coarse"]
@@ -103,7 +103,7 @@ def test_finer_buckets_are_measured_apart_and_listed_after_the_coarse(tmp_path, 
     md = (tmp_path / "seats.md").read_text()
     coarse, medium = md.index("## russian, 3 players\n"), md.index("## russian, 3 players, medium BR")
     assert coarse < medium  # the coarse BR first, whatever order they were measured in
-    assert "BR: medium, 2,048 fitting deals a stage" in md and "BR: coarse, 2,048 fitting deals a stage" in md
+    assert "BR: medium, 1,024 fitting deals a stage" in md and "BR: coarse, 1,024 fitting deals a stage" in md
 
 
 def test_a_zero_budget_is_an_error_not_the_recorded_one(tmp_path, capsys):
@@ -200,7 +200,7 @@ def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tm
     assert seats.default_passes("russian", 3, {}, "place=conceal") == 1  # a field that reads the cards
     assert seats.default_passes("russian", 3, {}, "place=first-open") == 4  # a rule field
     used, shown = spy_on_exploit(monkeypatch, "passes"), spy_on_exploit(monkeypatch, "progress")
-    base = ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(tmp_path)]
+    base = ["--games", "russian:3", "--deals", "1024", "--eval-deals", "1024", "--workers", "1", "--out", str(tmp_path)]
     assert seats.main(base) == 0 and shown == [None, None]  # bars where stderr is a terminal
     assert seats.main(base + ["--passes", "1"]) == 0  # the default, spelt out: nothing measured again
     shown.clear()
@@ -211,8 +211,8 @@ def test_passes_are_the_game_s_default_unless_given_and_a_budget_of_their_own(tm
     md = (tmp_path / "seats.md").read_text()
     one = md.index("## russian, 3 players, 1 backward pass\n")
     two = md.index("## russian, 3 players, 2 backward passes\n")
-    assert one < two and "2,048 fitting deals a stage x 2 backward passes," in md[two:]
-    assert "| russian 3 | coarse | 2 | 2,048 |" in md and "| russian 3 | coarse | 1 | 2,048 |" in md
+    assert one < two and "1,024 fitting deals a stage x 2 backward passes," in md[two:]
+    assert "| russian 3 | coarse | 2 | 1,024 |" in md and "| russian 3 | coarse | 1 | 1,024 |" in md
     with pytest.raises(SystemExit) as e:
         seats.main(base + ["--passes", "0"])
     assert e.value.code == 2 and used == [1, 1, 2, 2]
@@ -228,7 +228,7 @@ def test_an_interrupted_measurement_resumes_from_its_checkpoint_with_the_same_fi
     from simcore.engine import runner
 
     def argv(out):
-        return ["--games", "russian:3", "--deals", "2048", "--eval-deals", "2048", "--workers", "1", "--out", str(out)]
+        return ["--games", "russian:3", "--deals", "1024", "--eval-deals", "1024", "--workers", "1", "--out", str(out)]
 
     assert seats.main(argv(tmp_path / "whole")) == 0
     whole = json.loads((tmp_path / "whole" / "seats.json").read_text())["rows"]
