@@ -367,11 +367,13 @@ _OPEN = (
                                  "as an average unseen card would"),
 )
 
+# seat_view: every one but random reads only the seat's own cards, the flop and (open) the
+# cards served face up so far (simcore.variants.sviten.seat_view), row by row, drawing nothing
 for _name, _code, _text in _DRAW:
-    register(V, "draw", _name, _text, default=_name == "pat")(_draw_policy(_code))
+    register(V, "draw", _name, _text, default=_name == "pat", seat_view=True)(_draw_policy(_code))
 register(V, "draw", "random", "uniform over the 32 ways to throw")(_random_draw)
 for _name, _code, _text in _OPEN:
-    register(V, "open", _name, _text, default=_name == "accept")(_open_policy(_code))
+    register(V, "open", _name, _text, default=_name == "accept", seat_view=True)(_open_policy(_code))
 
 
 # -- hand classes and draws by count (for charts) ------------------------------------------

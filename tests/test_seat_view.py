@@ -19,7 +19,7 @@ import pytest
 
 import strategies  # noqa: F401  (registers the policies)
 from abstraction_obs import collect
-from simcore.abstraction import abstractions, seat_view_kind
+from simcore.abstraction import abstractions, observation_rows, seat_view_kind
 from simcore.engine import policy_traits
 from simcore.variants import get_variant
 from strategies import resolve
@@ -36,7 +36,14 @@ def test_the_russian_policies_that_read_their_own_hands_declare_it_and_fight_wea
     names = {name for g, d, name in SEAT_VIEW if g == "russian"}
     assert {"conceal", "best-gain", "two-and-dump", "first-open", "by-rank"} <= names
     assert "fight-weak" not in names  # it reads the other players' hands
-    assert {g for g, _, _ in SEAT_VIEW} == {"russian"}  # the one game that declares a seat view
+    assert {g for g, _, _ in SEAT_VIEW} == {"russian", "sviten"}  # the games that declare a seat view
+
+
+def test_every_sviten_policy_but_random_declares_it():
+    names = {(d, name) for g, d, name in SEAT_VIEW if g == "sviten"}
+    assert {("draw", n) for n in ("pat", "draw-poker", "omaha-flop", "balanced", "one-lowest")} <= names
+    assert {("open", n) for n in ("accept", "decline", "improves", "both-halves")} <= names
+    assert ("draw", "random") not in names  # it draws from its stream
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +181,9 @@ def test_where_the_rows_asked_draw_less_than_the_first_call_the_whole_question_i
     assert memo.rows_asked == 0  # asked as a whole
 
 
-def test_the_fit_reuses_answers_and_fits_the_same_tables(monkeypatch):
+@pytest.mark.parametrize("game, P, abstraction, fit", [("russian", 3, "fine", "backward"),
+                                                   ("sviten", 6, "medium", "one-play")])
+def test_the_fit_reuses_answers_and_fits_the_same_tables(monkeypatch, game, P, abstraction, fit):
     kept = []
     real = ex._Memo._by_rows
 
@@ -185,13 +194,13 @@ def test_the_fit_reuses_answers_and_fits_the_same_tables(monkeypatch):
         return out
 
     monkeypatch.setattr(ex._Memo, "_by_rows", counted)
-    kw = dict(field="solved", seat=0, deals=2048, eval_deals=2048, abstraction="fine", seed=3, rollout=0,
-              workers=1, executor="threads", progress=False, block_size=1024, keep_stats=True)
-    by_rows = ex.exploit("russian", 3, **kw)
+    kw = dict(field="solved", seat=0, deals=2048, eval_deals=2048, abstraction=abstraction, seed=3, rollout=0,
+              workers=1, executor="threads", progress=False, block_size=1024, keep_stats=True, fit=fit)
+    by_rows = ex.exploit(game, P, **kw)
     assert sum(kept) > 0
     monkeypatch.setattr(ex, "BY_ROWS", False)
     kept.clear()
-    whole = ex.exploit("russian", 3, **kw)
+    whole = ex.exploit(game, P, **kw)
     assert not kept
     assert (by_rows.seats[0].gain, by_rows.seats[0].stderr) == (whole.seats[0].gain, whole.seats[0].stderr)
     for d in by_rows.tables[0]:
@@ -199,3 +208,82 @@ def test_the_fit_reuses_answers_and_fits_the_same_tables(monkeypatch):
     for a, b in zip(by_rows.seats[0].stages, whole.seats[0].stages, strict=True):  # every sum of every stage
         for name in ex.ARRAYS:
             assert np.array_equal(getattr(a.stats, name), getattr(b.stats, name)), (a.stage.name, name)
+
+
+# -- Sviten: the draw's view is the five cards and the flop; One Open's adds the thrown mask,
+# the open card and the cards served face up so far -----------------------------------------
+
+SVITEN_READS = {"draw": ("hand", "board"), "open": ("hand", "mask", "open_card", "board", "open_cards")}
+
+
+@pytest.fixture(scope="module")
+def sviten_seen():
+    return {P: collect("sviten", P, n=400, seed=5) for P in (6, 3)}
+
+
+def _copy(obs):
+    return {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in obs.items()}
+
+
+def _declared(v, decision):
+    return [(name, resolve(v, d, name)[1]) for g, d, name in SEAT_VIEW if g == "sviten" and d == decision]
+
+
+def test_what_sviten_s_view_leaves_out_changes_no_declared_answer(sviten_seen):
+    """The seats before have thrown other counts, and (open) refused other open cards: the view,
+    every declared policy's answers and every abstraction's buckets and canonical order stay."""
+    v = get_variant("sviten")
+    rng = np.random.default_rng(6)
+    checked = 0
+    for P, by_decision in sviten_seen.items():
+        for decision, calls in by_decision.items():
+            absts = list(abstractions("sviten", decision, P).values())
+            assert all(a.seat_view for a in absts)
+            for obs in calls[:: max(1, len(calls) // 6)]:
+                other = _copy(obs)
+                other["thrown"] = rng.integers(-1, 6, obs["thrown"].shape).astype(obs["thrown"].dtype)
+                if "refused" in obs:
+                    other["refused"] = rng.random(obs["refused"].shape) < 0.5
+                assert np.array_equal(v.seat_view(decision, obs), v.seat_view(decision, other))
+                for name, fn in _declared(v, decision):
+                    assert np.array_equal(fn(obs, np.random.default_rng(0)), fn(other, np.random.default_rng(0))), name
+                for a in absts:
+                    b0, c0 = a.kernel(obs)
+                    b1, c1 = a.kernel(other)
+                    assert np.array_equal(b0, b1) and np.array_equal(c0, c1), a.name
+                checked += 1
+    assert checked >= 12
+
+
+def test_sviten_s_view_changes_wherever_a_declared_policy_reads_a_change():
+    """Each field the view holds is read by some declared policy (its answers move when that
+    field moves), and every row whose answer moves has another view: the view leaves out
+    nothing they read. (Other seats' open cards move both-halves's answer in a few rows in a
+    hundred: hence the 4,000 deals.)"""
+    v = get_variant("sviten")
+    seen = collect("sviten", 6, n=4000, seed=7)
+    for decision, keys in SVITEN_READS.items():
+        obs = max(seen[decision], key=lambda o: o["legal"][:, -1].sum())
+        if decision == "open":  # the rows served an open card (one card thrown): any mask moved is one
+            obs = observation_rows(obs, obs["legal"][:, 1], "sviten", "open")
+            assert len(obs["legal"]) >= 20
+        view = v.seat_view(decision, obs)
+        assert view.dtype == np.int64 and view.shape[0] == len(obs["legal"])
+        for key in keys:
+            other = _copy(obs)
+            other[key] = np.roll(obs[key], 1, axis=0)  # each row gets the row before's
+            moved = ~(v.seat_view(decision, other) == view).all(axis=1)
+            read = np.zeros(len(moved), np.bool_)
+            for name, fn in _declared(v, decision):
+                read |= fn(obs, np.random.default_rng(0)) != fn(other, np.random.default_rng(0))
+            assert read.any(), f"no declared {decision} policy reads {key}"
+            assert not (read & ~moved).any(), f"{decision}: an answer moved with {key} but the view did not"
+
+
+def test_sviten_s_solved_table_answers_row_by_row():
+    v = get_variant("sviten")
+    for d in ("draw", "open"):
+        assert seat_view_kind(resolve(v, d, "solved")[1], 6) == "uniform"
+    assert seat_view_kind(resolve(v, "draw", "balanced")[1], 6) == "pure"
+    assert seat_view_kind(resolve(v, "open", "both-halves")[1], 6) == "pure"
+    assert seat_view_kind(resolve(v, "draw", "random")[1], 6) is None

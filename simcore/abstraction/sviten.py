@@ -44,6 +44,9 @@ Each granularity is a function of the next finer one.
 Rows without an open card (only keep is legal) get the last bucket. In
 ``coarse`` and ``medium`` canonical action 0 is the answer of the built-in
 ``both-halves`` policy (1 the other one); ``fine`` keeps keep = 0, refuse = 1.
+
+Every one reads its buckets and canonical order from the game's seat view
+(``simcore.variants.sviten.seat_view``: ``seat_view=True``) and the seat.
 """
 from __future__ import annotations
 
@@ -344,5 +347,5 @@ def abstractions(variant, decision: str, n_players: int) -> dict[str, Abstractio
                  (N_FINE_OPEN, "exact class of the four kept cards with the open card, and the open card against the "
                                "thrown one", 2))
     return {name: Abstraction("sviten", decision, name, size, n_actions, text, make(level), key=(n_players,),
-                              version=version, describer=describer(level))
+                              version=version, describer=describer(level), seat_view=True)
             for level, (name, (size, text, version)) in enumerate(zip(NAMES, specs))}

@@ -593,6 +593,30 @@ class Service:
 DRAW, OPEN = "draw", "open"
 
 
+def seat_view(decision: str, obs: dict) -> np.ndarray:
+    """The seat view (:meth:`Variant.seat_view`) of a ``draw`` or ``open`` observation, a row per
+    row: what the policies that declare the trait ``seat_view`` read, and what the buckets read.
+
+    - ``draw``: the seat's five cards and the flop, (n, 8) int64. Not ``thrown``: no built-in
+      reads how many cards the seats before it threw.
+    - ``open``: the five cards, the thrown mask, the open card, the flop and every seat's open
+      card so far (``both-halves`` counts them out of the unseen cards), (n, 10 + P) int64. Not
+      ``thrown`` nor ``refused``.
+
+    A best response's fit replays a deal once per draw of the deviator: the seats after it draw
+    from the same dealt cards in every replay, so each is asked once (``simcore.exploit``); at
+    ``open`` the seats served before the deviator see what they saw in the first replay.
+    """
+    hand = np.asarray(obs["hand"], dtype=np.int64)
+    parts = [hand]
+    if decision == OPEN:
+        parts += [np.asarray(obs["mask"], dtype=np.int64)[:, None], np.asarray(obs["open_card"], dtype=np.int64)[:, None]]
+    parts.append(np.asarray(obs["board"], dtype=np.int64))
+    if decision == OPEN:
+        parts.append(np.asarray(obs["open_cards"], dtype=np.int64))
+    return np.concatenate(parts, axis=1)
+
+
 def _mask_name(mask: int) -> str:
     slots = mask_cards(mask)
     if not slots:
@@ -647,6 +671,9 @@ class SvitenSpecial(Variant):
 
     def n_chance(self, n_players: int) -> int:
         return n_chance(n_players)
+
+    def seat_view(self, decision, obs):
+        return seat_view(decision, obs)
 
     def play(self, cards, n_players, table):
         """The draw, One Open, turn, river and showdown of a block; with ``table.keep_state``
