@@ -593,28 +593,59 @@ class Service:
 DRAW, OPEN = "draw", "open"
 
 
+@njit(cache=True, nogil=True)
+def _seat_view_kernel(hand, board, mask, open_card, open_cards, key):
+    """:func:`seat_view`'s key, one row at a time: each card as 6 bits (card + 1, so -1 is 0)."""
+    for i in range(hand.shape[0]):
+        k = np.int64(0)
+        for j in range(HAND):
+            k = (k << 6) | (hand[i, j] + 1)
+        for j in range(FLOP):
+            k = (k << 6) | (board[i, j] + 1)
+        key[i, 0] = k
+        if key.shape[1] == 1:
+            continue
+        key[i, 1] = (np.int64(open_card[i] + 1) << 5) | mask[i]
+        k = np.int64(0)
+        for q in range(open_cards.shape[1]):
+            k = (k << 6) | (open_cards[i, q] + 1)
+        key[i, 2] = k
+
+
 def seat_view(decision: str, obs: dict) -> np.ndarray:
     """The seat view (:meth:`Variant.seat_view`) of a ``draw`` or ``open`` observation, a row per
     row: what the policies that declare the trait ``seat_view`` read, and what the buckets read.
 
-    - ``draw``: the seat's five cards and the flop, (n, 8) int64. Not ``thrown``: no built-in
+    - ``draw``: the seat's five cards and the flop, (n, 1) int64. Not ``thrown``: no built-in
       reads how many cards the seats before it threw.
-    - ``open``: the five cards, the thrown mask, the open card, the flop and every seat's open
-      card so far (``both-halves`` counts them out of the unseen cards), (n, 10 + P) int64. Not
-      ``thrown`` nor ``refused``.
+    - ``open``: the same, the thrown mask with the open card, and every seat's open card so far
+      (``both-halves`` counts them out of the unseen cards), (n, 3) int64. Not ``thrown`` nor
+      ``refused``.
 
-    A best response's fit replays a deal once per draw of the deviator: the seats after it draw
-    from the same dealt cards in every replay, so each is asked once (``simcore.exploit``); at
-    ``open`` the seats served before the deviator see what they saw in the first replay.
+    Each card takes 6 bits (card + 1), so eight fit one int64, and the open cards of up to 9
+    seats another. A best response's fit replays a deal once per draw of the deviator: the seats
+    after it draw from the same dealt cards in every replay, so each is asked once
+    (``simcore.exploit``); at ``open`` the seats served before the deviator see what they saw
+    in the first replay.
+
+    >>> from simcore.cards import parse_cards
+    >>> obs = {"hand": parse_cards("As Ad 7c 4h 2s")[None], "board": parse_cards("Ks 9d 3c")[None]}
+    >>> seat_view("draw", obs).shape
+    (1, 1)
     """
-    hand = np.asarray(obs["hand"], dtype=np.int64)
-    parts = [hand]
+    hand = np.ascontiguousarray(obs["hand"], dtype=np.int8)
+    n = hand.shape[0]
+    board = np.ascontiguousarray(obs["board"], dtype=np.int8)
     if decision == OPEN:
-        parts += [np.asarray(obs["mask"], dtype=np.int64)[:, None], np.asarray(obs["open_card"], dtype=np.int64)[:, None]]
-    parts.append(np.asarray(obs["board"], dtype=np.int64))
-    if decision == OPEN:
-        parts.append(np.asarray(obs["open_cards"], dtype=np.int64))
-    return np.concatenate(parts, axis=1)
+        key = np.empty((n, 3), np.int64)
+        _seat_view_kernel(hand, board, np.ascontiguousarray(obs["mask"], dtype=np.int8),
+                          np.ascontiguousarray(obs["open_card"], dtype=np.int8),
+                          np.ascontiguousarray(obs["open_cards"], dtype=np.int8), key)
+    else:
+        key = np.empty((n, 1), np.int64)
+        none = np.zeros(0, np.int8)
+        _seat_view_kernel(hand, board, none, none, np.zeros((0, 0), np.int8), key)
+    return key
 
 
 def _mask_name(mask: int) -> str:
