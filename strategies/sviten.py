@@ -367,13 +367,17 @@ _OPEN = (
                                  "as an average unseen card would"),
 )
 
-# seat_view: every one but random reads only the seat's own cards, the flop and (open) the
-# cards served face up so far (simcore.variants.sviten.seat_view), row by row, drawing nothing
+# seat_view: each one that reads its cards reads only the seat's own cards, the flop and (open)
+# the cards served face up so far (simcore.variants.sviten.seat_view), row by row, drawing
+# nothing. pat, accept and decline read nothing: asking them is cheaper than comparing views.
+_CONSTANT = {"pat", "accept", "decline"}
 for _name, _code, _text in _DRAW:
-    register(V, "draw", _name, _text, default=_name == "pat", seat_view=True)(_draw_policy(_code))
+    register(V, "draw", _name, _text, default=_name == "pat",
+             **({} if _name in _CONSTANT else {"seat_view": True}))(_draw_policy(_code))
 register(V, "draw", "random", "uniform over the 32 ways to throw")(_random_draw)
 for _name, _code, _text in _OPEN:
-    register(V, "open", _name, _text, default=_name == "accept", seat_view=True)(_open_policy(_code))
+    register(V, "open", _name, _text, default=_name == "accept",
+             **({} if _name in _CONSTANT else {"seat_view": True}))(_open_policy(_code))
 
 
 # -- hand classes and draws by count (for charts) ------------------------------------------
