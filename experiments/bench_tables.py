@@ -15,7 +15,8 @@ the eighteenth session, instead of skipping the buckets without an entry (most o
 them: a shipped table holds mass in a few percent of its buckets). The fit has a fourth
 (``whole``): ``simcore.exploit.BY_ROWS`` False, so that in each replay of a deal a field
 seat is asked about every row again, as before the twentieth session, instead of only the
-rows whose seat view the deviator's action changed (Russian's alone declares a seat view):
+rows whose seat view the deviator's action changed (Russian and, since the fifty-fourth session,
+Sviten declare a seat view):
 
 - ``simulate``: deals per CPU-second of a field of ``solved`` at every seat
   (and of the game's default built-in field, for scale);

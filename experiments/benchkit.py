@@ -113,11 +113,13 @@ BENCHMARKS = {b.name: b for b in [
               args=("--abstraction", "coarse", "--deals", "65536", "--sim-deals", "262144", "--repeat", "3")),
     # a field of the shipped solved tables, answers shared within a call or not (ninth session), and
     # empty buckets skipped or not (eighteenth: three ways, 6.4 min), and the fit asking a field seat
-    # about every row of a replay or only those whose seat view changed (twentieth: Russian's)
+    # about every row of a replay or only those whose seat view changed (twentieth: Russian's;
+    # fifty-fourth: Sviten's)
     Benchmark("tables", "experiments.bench_tables",
               ("strategies/table.py", "strategies/solved.py", "simcore/solve.py", "simcore/exploit.py",
                "simcore/abstraction/__init__.py", "simcore/abstraction/_common.py", "simcore/abstraction/russian.py",
-               "simcore/variants/russian.py", "strategies/russian.py", *SHIPPED_TABLES), 8.0),
+               "simcore/variants/russian.py", "strategies/russian.py", "simcore/abstraction/sviten.py",
+               "simcore/variants/sviten.py", "strategies/sviten.py", *SHIPPED_TABLES), 8.0),
     # one solve iteration at 1 and 2 workers, split into its serial part and its block runs, and
     # Amdahl's estimate for 16 worker processes (twenty-second session: issue 21's 16-core question)
     Benchmark("solve_scaling", "experiments.bench_solve_scaling",
