@@ -222,7 +222,7 @@ SVITEN_READS = {"draw": ("hand", "board"), "open": ("hand", "mask", "open_card",
 
 @pytest.fixture(scope="module")
 def sviten_seen():
-    return {P: collect("sviten", P, n=400, seed=5) for P in (6, 3)}
+    return {P: collect("sviten", P, n=400, seed=5) for P in (6, 3, 9)}  # 9: the most open cards a view packs
 
 
 def _copy(obs):
