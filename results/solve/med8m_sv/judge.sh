@@ -1,5 +1,5 @@
 #!/bin/sh
-# (fifty-fourth session: stopped after the two seed-2024 rows, for the seat-3 check, seat3.sh)
+# (fifty-fourth session: stopped after the two seed-2024 rows, for the seat-3 check, seat3.sh; seed 7: judge7.sh)
 # The candidate under the judges: medium 8M (twice the verdict's, results/solve/judge2x/) and
 # medium 4M (the verdict's, results/solve/finer*.json), each under seeds 2024 and 7. The built-in
 # rows are in those files already (bench_finer skips rows it has).
