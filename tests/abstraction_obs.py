@@ -20,6 +20,11 @@ BITSET_KEYS = {"slovak": ("in_sight",)}
 PLAYERS = {"estonian": (6, 3), "slovak": (6, 2), "tapiola": (6, 3), "sviten": (6, 3), "russian": (4, 3)}
 
 
+def copy_obs(obs: dict) -> dict:
+    """An observation with each array copied (free to change), the scalars as they are."""
+    return {k: (np.array(x) if isinstance(x, np.ndarray) else x) for k, x in obs.items()}
+
+
 def collect(variant, n_players, n=600, seed=0, policy="random"):
     """{decision: [obs, ...]}: each call's observation (copied, with the scalars)."""
     v = get_variant(variant) if isinstance(variant, str) else variant
@@ -29,7 +34,7 @@ def collect(variant, n_players, n=600, seed=0, policy="random"):
         _, fn = resolve(v, decision, policy)
 
         def spy(obs, rng):
-            seen[decision].append({k: (np.array(x) if isinstance(x, np.ndarray) else x) for k, x in obs.items()})
+            seen[decision].append(copy_obs(obs))
             return fn(obs, rng)
 
         return spy

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import strategies  # noqa: F401  (registers the policies)
-from abstraction_obs import collect
+from abstraction_obs import collect, copy_obs
 from simcore.abstraction import abstractions, observation_rows, seat_view_kind
 from simcore.engine import policy_traits
 from simcore.variants import get_variant
@@ -57,7 +57,7 @@ def _outside_the_view(obs, rng):
     """``obs`` with what its seat's view leaves out changed: the other seats' face-up cards moved
     between their face-up slots (the cards in sight stay the same), their face-down counts and
     every seat's placement history scrambled."""
-    out = {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in obs.items()}
+    out = copy_obs(obs)
     seat, up, placed = int(obs["seat"]), out["up"], obs["placed"]
     n, P = up.shape[:2]
     for i in range(n):
@@ -98,7 +98,7 @@ def test_the_view_sees_a_card_come_into_sight(seen):
     v = get_variant("russian")
     obs = seen[4][20]
     key = v.seat_view("place", obs)
-    other = {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in obs.items()}
+    other = copy_obs(obs)
     seat = int(obs["seat"])
     q = (seat + 1) % 4
     rows = np.flatnonzero(obs["placed"][:, q, 0] == 0)[:50]  # hand 1 of seat q empty: show it a card
@@ -140,7 +140,7 @@ def test_a_replay_asks_the_rows_it_changed_with_the_whole_calls_uniforms():
         for k in (2, len(a) // 2, len(a) - 3):
             first, other = a[k], b[k]
             assert (first["seat"], first["round"]) == (other["seat"], other["round"])
-            second = {key: (np.array(x) if isinstance(x, np.ndarray) else x) for key, x in first.items()}
+            second = copy_obs(first)
             rows = np.arange(len(first["card"])) % 3 == 0
             for key, x in other.items():
                 if isinstance(x, np.ndarray) and x.shape[:1] == rows.shape:
@@ -171,10 +171,10 @@ class _TwoDraws:
 def test_where_the_rows_asked_draw_less_than_the_first_call_the_whole_question_is_asked():
     v = get_variant("russian")
     obs = collect("russian", 3, n=500, seed=3)["place"][5]
-    first = {k: (np.array(x) if isinstance(x, np.ndarray) else x) for k, x in obs.items()}
+    first = copy_obs(obs)
     first["card"][:] = 20
     first["card"][0] = 4  # the first question draws twice, for this row alone
-    second = {k: (np.array(x) if isinstance(x, np.ndarray) else x) for k, x in first.items()}
+    second = copy_obs(first)
     second["card"][0] = 30  # now no row needs a second draw
     fn = _TwoDraws()
     memo = ex._Memo(fn, *ex._row_view(v, "place", fn, 3))
@@ -225,10 +225,6 @@ def sviten_seen():
     return {P: collect("sviten", P, n=400, seed=5) for P in (6, 3, 9)}  # 9: the most open cards a view packs
 
 
-def _copy(obs):
-    return {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in obs.items()}
-
-
 def _declared(v, decision):
     return [(name, resolve(v, d, name)[1]) for g, d, name in SEAT_VIEW if g == "sviten" and d == decision]
 
@@ -244,7 +240,7 @@ def test_what_sviten_s_view_leaves_out_changes_no_declared_answer(sviten_seen):
             absts = list(abstractions("sviten", decision, P).values())
             assert all(a.seat_view for a in absts)
             for obs in calls[:: max(1, len(calls) // 6)]:
-                other = _copy(obs)
+                other = copy_obs(obs)
                 other["thrown"] = rng.integers(-1, 6, obs["thrown"].shape).astype(obs["thrown"].dtype)
                 if "refused" in obs:
                     other["refused"] = rng.random(obs["refused"].shape) < 0.5
@@ -274,7 +270,7 @@ def test_sviten_s_view_changes_wherever_a_declared_policy_reads_a_change():
         view = v.seat_view(decision, obs)
         assert view.dtype == np.int64 and view.shape[0] == len(obs["legal"])
         for key in keys:
-            other = _copy(obs)
+            other = copy_obs(obs)
             other[key] = np.roll(obs[key], 1, axis=0)  # each row gets the row before's
             moved = ~(v.seat_view(decision, other) == view).all(axis=1)
             read = np.zeros(len(moved), np.bool_)
